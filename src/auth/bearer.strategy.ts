@@ -1,0 +1,35 @@
+import { Injectable } from '@nestjs/common';
+import { PassportStrategy } from '@nestjs/passport';
+import { Strategy } from 'passport-http-bearer';
+import type { AuthenticatedCaller } from './authenticated-owner.js';
+import { REALM } from './auth-challenge.exception.js';
+import { TokensService } from './tokens.service.js';
+
+interface RequestWithHeaders {
+  headers: { authorization?: string };
+}
+
+@Injectable()
+export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
+  constructor(private readonly tokens: TokensService) {
+    super({ realm: REALM });
+  }
+
+  /**
+   * passport-http-bearer also reads `?access_token=` and a body field
+   * `access_token`; a token in a URL ends up in logs and proxies, so only the
+   * Authorization header is handed to it.
+   */
+  override authenticate(request: RequestWithHeaders, options?: object): void {
+    const headerOnly = { headers: { authorization: request.headers.authorization } };
+    super.authenticate(
+      headerOnly as unknown as Parameters<Strategy<never>['authenticate']>[0],
+      options,
+    );
+  }
+
+  async validate(token: string): Promise<AuthenticatedCaller | null> {
+    const owner = await this.tokens.ownerOf(token);
+    return owner === null ? null : { owner };
+  }
+}

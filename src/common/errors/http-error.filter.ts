@@ -1,0 +1,43 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { toErrorResponse } from './error-response.js';
+
+const logger = new Logger('HttpError');
+
+/**
+ * Answers an error in the contract's shape and logs the cause of server-side
+ * faults. Shared by the Nest filter below and Fastify's `frameworkErrors`
+ * hook (malformed URLs, which fail before Nest sees the request).
+ */
+export function sendError(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  const { status, body, headers, logCause } = toErrorResponse(exception);
+  if (logCause) {
+    const stack = exception instanceof Error ? exception.stack : String(exception);
+    // The path only: a query string may carry a token (?access_token=).
+    const path = request.url.split('?')[0];
+    logger.error(`${request.method} ${path} -> ${status}`, stack);
+  }
+  if (reply.sent || reply.raw.headersSent) {
+    // A streamed list failed half-way: cut the connection so that the
+    // client sees a broken response, never a truncated list that looks whole.
+    reply.raw.destroy();
+    return;
+  }
+  void reply
+    .status(status)
+    .headers(headers)
+    .header('content-type', 'application/json; charset=utf-8')
+    .send(body);
+}
+
+/**
+ * The one exception filter (registered as APP_FILTER): every error of every
+ * layer leaves the service as `{error, message}` with a JSON content type.
+ */
+@Catch()
+export class HttpErrorFilter implements ExceptionFilter {
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    sendError(exception, http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>());
+  }
+}

@@ -1,0 +1,36 @@
+import { validateSync } from 'class-validator';
+import { plainToInstance } from 'class-transformer';
+import { describe, expect, it } from 'vitest';
+import { PlantIdParams } from '../../plants/dto/plant-id.params.js';
+import { INT64_MAX, INT64_MIN, isInt64, parseDecimalInteger } from './int64.js';
+
+describe('int64', () => {
+  it('accepts bigints in range only', () => {
+    expect(isInt64(INT64_MIN)).toBe(true);
+    expect(isInt64(INT64_MAX)).toBe(true);
+    expect(isInt64(INT64_MAX + 1n)).toBe(false);
+    expect(isInt64(INT64_MIN - 1n)).toBe(false);
+    expect(isInt64(5)).toBe(false);
+    expect(isInt64('5')).toBe(false);
+    expect(isInt64(null)).toBe(false);
+  });
+
+  it('reads decimal path integers and nothing else', () => {
+    expect(parseDecimalInteger('-9223372036854775808')).toBe(INT64_MIN);
+    expect(parseDecimalInteger('007')).toBe(7n);
+    for (const text of ['1.5', '1e3', '0x10', ' 5', '+5', '', '-', '1'.repeat(41)]) {
+      expect(parseDecimalInteger(text), text).toBeUndefined();
+    }
+  });
+
+  it('validates the delete path id through the DTO', () => {
+    const valid = plainToInstance(PlantIdParams, { id: '9223372036854775807' });
+    expect(validateSync(valid)).toEqual([]);
+    expect(valid.id).toBe(INT64_MAX);
+    const invalid = plainToInstance(PlantIdParams, { id: '9223372036854775808' });
+    const [error] = validateSync(invalid);
+    expect(Object.values(error.constraints!)).toEqual([
+      'id must be an integer from -9223372036854775808 to 9223372036854775807',
+    ]);
+  });
+});

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { validateEnvironment } from './environment.js';
+
+describe('validateEnvironment', () => {
+  it('fills every default', () => {
+    expect({ ...validateEnvironment({}) }).toEqual({
+      NODE_ENV: 'development',
+      PORT: 3000,
+      HOST: '127.0.0.1',
+      DATABASE_URL: 'sqlite:./data/plant-store.sqlite',
+      DB_POOL_SIZE: 10,
+      DB_CONNECT_TIMEOUT_MS: 5000,
+      DB_STATEMENT_TIMEOUT_MS: 10000,
+      BODY_LIMIT_BYTES: 1048576,
+      BOOTSTRAP_OWNER: 'demo',
+    });
+  });
+
+  it('reads numbers and takes postgres URLs', () => {
+    const env = validateEnvironment({
+      PORT: '8080',
+      DATABASE_URL: 'postgres://u:p@db:5432/plants',
+    });
+    expect(env.PORT).toBe(8080);
+    expect(env.DATABASE_URL).toBe('postgres://u:p@db:5432/plants');
+  });
+
+  it.each([
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['NODE_ENV', 'staging'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['BOOTSTRAP_TOKEN', 'short'],
+    ['BOOTSTRAP_OWNER', 'has space'],
+    ['BODY_LIMIT_BYTES', '-1'],
+    ['DB_POOL_SIZE', '0'],
+  ])('stops with a message naming %s when it is %j', (name, value) => {
+    expect(() => validateEnvironment({ [name]: value })).toThrow(new RegExp(name));
+  });
+
+  it('never repeats a secret value in its message', () => {
+    expect(() => validateEnvironment({ BOOTSTRAP_TOKEN: 'secret!value' })).toThrow(
+      /BOOTSTRAP_TOKEN/,
+    );
+    expect(() => validateEnvironment({ BOOTSTRAP_TOKEN: 'secret!value' })).not.toThrow(
+      /secret!value/,
+    );
+  });
+});

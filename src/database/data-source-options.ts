@@ -1,0 +1,68 @@
+import { dirname } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import type { DataSourceOptions } from 'typeorm';
+import type { Environment } from '../config/environment.js';
+import { ApiToken } from '../auth/api-token.entity.js';
+import { Plant } from '../plants/plant.entity.js';
+import { migrations } from './migrations/index.js';
+import { TypeOrmNestLogger } from './typeorm-logger.js';
+
+export type DatabaseKind = 'sqlite' | 'postgres';
+
+export function databaseKind(url: string): DatabaseKind {
+  return url.startsWith('sqlite:') ? 'sqlite' : 'postgres';
+}
+
+type DatabaseSettings = Pick<
+  Environment,
+  'DATABASE_URL' | 'DB_POOL_SIZE' | 'DB_CONNECT_TIMEOUT_MS' | 'DB_STATEMENT_TIMEOUT_MS'
+>;
+
+/**
+ * TypeORM options for either database. Migrations only: `synchronize` stays
+ * off, and the service runs the migrations itself at startup (see
+ * run-migrations.ts) so that several instances can start together.
+ */
+export function dataSourceOptions(env: DatabaseSettings): DataSourceOptions {
+  const common = {
+    entities: [Plant, ApiToken],
+    migrations,
+    synchronize: false,
+    migrationsRun: false,
+    logger: new TypeOrmNestLogger(),
+    logging: true,
+    maxQueryExecutionTime: 1000,
+  };
+  const url = env.DATABASE_URL;
+  if (databaseKind(url) === 'sqlite') {
+    const database = url.slice('sqlite:'.length);
+    if (database !== ':memory:') mkdirSync(dirname(database), { recursive: true });
+    return {
+      ...common,
+      type: 'better-sqlite3',
+      database,
+      enableWAL: true,
+      // better-sqlite3's busy timeout: how long a writer waits for another
+      // process (the token CLI, a second instance) to release the lock.
+      timeout: env.DB_STATEMENT_TIMEOUT_MS,
+      prepareDatabase: (db: { pragma(sql: string): unknown }) => {
+        // WAL with synchronous=FULL: a commit is fsync'ed before the answer,
+        // so an acknowledged write survives a process crash and a power loss.
+        db.pragma('synchronous = FULL');
+      },
+    };
+  }
+  return {
+    ...common,
+    type: 'postgres',
+    url,
+    // pg returns int8 as a string already; ids never pass through a JS number.
+    extra: {
+      max: env.DB_POOL_SIZE,
+      connectionTimeoutMillis: env.DB_CONNECT_TIMEOUT_MS,
+      statement_timeout: env.DB_STATEMENT_TIMEOUT_MS,
+      query_timeout: env.DB_STATEMENT_TIMEOUT_MS + 1000,
+      application_name: 'plant-store',
+    },
+  };
+}

@@ -1,0 +1,29 @@
+import { Module } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { Environment } from '../config/environment.js';
+import { dataSourceOptions } from './data-source-options.js';
+import { runMigrations } from './run-migrations.js';
+
+/** The TypeORM connection, migrated before the app takes its first request. */
+@Module({
+  imports: [
+    TypeOrmModule.forRootAsync({
+      inject: [ConfigService],
+      useFactory: (config: ConfigService<Environment, true>) =>
+        dataSourceOptions({
+          DATABASE_URL: config.get('DATABASE_URL', { infer: true }),
+          DB_POOL_SIZE: config.get('DB_POOL_SIZE', { infer: true }),
+          DB_CONNECT_TIMEOUT_MS: config.get('DB_CONNECT_TIMEOUT_MS', { infer: true }),
+          DB_STATEMENT_TIMEOUT_MS: config.get('DB_STATEMENT_TIMEOUT_MS', { infer: true }),
+        }),
+      dataSourceFactory: async (options) => {
+        const dataSource = await new DataSource(options!).initialize();
+        await runMigrations(dataSource);
+        return dataSource;
+      },
+    }),
+  ],
+})
+export class DatabaseModule {}

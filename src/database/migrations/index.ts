@@ -1,0 +1,4 @@
+import { InitialSchema1732262400000 } from './1732262400000-initial-schema.js';
+
+/** Every migration, oldest first. Listed explicitly: globs do not survive bundling or ESM. */
+export const migrations = [InitialSchema1732262400000];

@@ -1,0 +1,16 @@
+import { Logger } from '@nestjs/common';
+import { createApp } from './app.setup.js';
+
+async function bootstrap(): Promise<void> {
+  const { app, env } = await createApp();
+  app.enableShutdownHooks();
+  await app.listen({ port: env.PORT, host: env.HOST });
+  const url = await app.getUrl();
+  new Logger('PlantStore').log(`Listening on ${url} (Swagger UI: ${url}/docs)`);
+}
+
+bootstrap().catch((error: unknown) => {
+  // Configuration errors are already a readable message; do not bury it in a stack.
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,23 @@
+import { writeFileSync } from 'node:fs';
+import { createApp } from '../app.setup.js';
+import { buildOpenApiDocument } from './openapi.js';
+import { serializeOpenApiDocument } from './serialize-openapi.js';
+
+/**
+ * `npm run openapi:export`: writes openapi.json from the code. The app is
+ * built as main.ts builds it, on a throw-away in-memory database.
+ */
+async function exportOpenApi(path = 'openapi.json'): Promise<void> {
+  const { app } = await createApp({
+    env: { NODE_ENV: 'production', DATABASE_URL: 'sqlite::memory:' },
+    logger: false,
+  });
+  try {
+    writeFileSync(path, serializeOpenApiDocument(buildOpenApiDocument(app)));
+    process.stderr.write(`Wrote ${path}\n`);
+  } finally {
+    await app.close();
+  }
+}
+
+await exportOpenApi(process.argv[2]);

@@ -1,0 +1,30 @@
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setTitle('Plant Store')
+    .setDescription(
+      'Keeps a collection of plants for authenticated clients: create a plant, list the plants the caller has access to, delete one. ' +
+        'Every operation requires a bearer token; every error is an Error object whose `error` is the HTTP status.',
+    )
+    .setVersion('1.0.0')
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'An API token (pst_…) issued with `npm run -s token -- create --owner <name>`',
+      },
+      'bearerAuth',
+    )
+    .build();
+  return SwaggerModule.createDocument(app, config);
+}
+
+/** Swagger UI at /docs, the document at /docs-json and /docs-yaml; public routes. */
+export function setupOpenApi(app: INestApplication): void {
+  SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
+    jsonDocumentUrl: 'docs-json',
+    yamlDocumentUrl: 'docs-yaml',
+  });
+}

@@ -1,0 +1,38 @@
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { IsOptional } from 'class-validator';
+import { IsInt64 } from '../../common/validation/int64.validators.js';
+import { IsStorableText } from '../../common/validation/text.validators.js';
+import { NAME_RULE, TAG_RULE } from './plant.dto.js';
+
+/** The body of POST /plants. Any other property is a 400 that names it. */
+@ApiSchema({ name: 'NewPlant' })
+export class NewPlantDto {
+  @ApiProperty({
+    type: 'integer',
+    format: 'int64',
+    description:
+      'Identification number of the plant, unique per owner; any signed 64-bit integer, sent as a JSON number',
+    example: 1,
+  })
+  @IsInt64()
+  id!: bigint;
+
+  @ApiProperty({
+    description: 'The name of the plant',
+    minLength: NAME_RULE.minCodePoints,
+    maxLength: NAME_RULE.maxCodePoints,
+    example: 'Monstera deliciosa',
+  })
+  @IsStorableText(NAME_RULE)
+  name!: string;
+
+  @ApiPropertyOptional({
+    type: 'string',
+    description: 'Tag that specifies the type of the plant (null is taken as no tag)',
+    maxLength: TAG_RULE.maxCodePoints,
+    example: 'tropical',
+  })
+  @IsOptional()
+  @IsStorableText(TAG_RULE)
+  tag?: string | null;
+}

@@ -1,0 +1,118 @@
+import { ConflictException, NotFoundException } from '@nestjs/common';
+import { QueryFailedError } from 'typeorm';
+import { describe, expect, it } from 'vitest';
+import type { NewPlantDto } from './dto/new-plant.dto.js';
+import type { PlantsRepository, StoredPlant } from './plants.repository.js';
+import { LIST_PAGE_SIZE, PlantsService } from './plants.service.js';
+
+/** An in-memory stand-in with the repository's contract: (owner, id) unique, pages in id order. */
+class MemoryPlants {
+  rows = new Map<string, StoredPlant & { owner: string }>();
+  pageCalls = 0;
+  private key = (owner: string, id: bigint | string) => `${owner}/${id}`;
+
+  async insert(owner: string, id: bigint, name: string, tag: string | null): Promise<void> {
+    if (this.rows.has(this.key(owner, id))) {
+      throw new QueryFailedError('INSERT', [], Object.assign(new Error('dup'), { code: '23505' }));
+    }
+    this.rows.set(this.key(owner, id), { owner, id: String(id), name, tag });
+  }
+
+  async findOne(owner: string, id: bigint): Promise<StoredPlant | undefined> {
+    return this.rows.get(this.key(owner, id));
+  }
+
+  async page(owner: string, size: number, afterId?: string): Promise<StoredPlant[]> {
+    this.pageCalls += 1;
+    return [...this.rows.values()]
+      .filter((r) => r.owner === owner && (afterId === undefined || BigInt(r.id) > BigInt(afterId)))
+      .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1))
+      .slice(0, size);
+  }
+
+  async delete(owner: string, id: bigint): Promise<boolean> {
+    return this.rows.delete(this.key(owner, id));
+  }
+}
+
+const setup = () => {
+  const memory = new MemoryPlants();
+  return { memory, service: new PlantsService(memory as unknown as PlantsRepository) };
+};
+const plant = (id: bigint, name: string, tag?: string | null) => ({ id, name, tag }) as NewPlantDto;
+
+async function collect(list: Awaited<ReturnType<PlantsService['list']>>) {
+  const all = [...list.plants];
+  if (!list.complete) for await (const page of list.rest) all.push(...page);
+  return all;
+}
+
+describe('PlantsService', () => {
+  it('creates, replays identically, and refuses a different plant under a used id', async () => {
+    const { service, memory } = setup();
+    expect(await service.create('alice', plant(1n, 'Fern', 'green'))).toEqual({
+      name: 'Fern',
+      tag: 'green',
+    });
+    expect(await service.create('alice', plant(1n, 'Fern', 'green'))).toEqual({
+      name: 'Fern',
+      tag: 'green',
+    });
+    await expect(service.create('alice', plant(1n, 'Fern'))).rejects.toBeInstanceOf(
+      ConflictException,
+    );
+    await expect(service.create('alice', plant(1n, 'Moss', 'green'))).rejects.toThrow(
+      /id 1 already exists/,
+    );
+    expect(memory.rows.size).toBe(1);
+  });
+
+  it('treats a null tag as no tag', async () => {
+    const { service } = setup();
+    expect(await service.create('alice', plant(2n, 'Aloe', null))).toEqual({ name: 'Aloe' });
+    expect(await service.create('alice', plant(2n, 'Aloe'))).toEqual({ name: 'Aloe' });
+  });
+
+  it('passes on errors that are not a unique violation', async () => {
+    const { service, memory } = setup();
+    memory.insert = async () => {
+      throw new Error('disk full');
+    };
+    await expect(service.create('alice', plant(1n, 'x'))).rejects.toThrow('disk full');
+  });
+
+  it('returns a short list whole, in one query', async () => {
+    const { service, memory } = setup();
+    for (const id of [3n, 1n, 2n]) await service.create('alice', plant(id, `p${id}`));
+    const list = await service.list('alice');
+    expect(list.complete).toBe(true);
+    expect(list.plants.map((p) => p.name)).toEqual(['p1', 'p2', 'p3']);
+    expect(memory.pageCalls).toBe(1);
+    expect((await service.list('alice', 0)).plants).toEqual([]);
+    expect((await service.list('bob')).plants).toEqual([]);
+  });
+
+  it('streams a long list page by page, in order, up to the limit', async () => {
+    const { service } = setup();
+    const count = LIST_PAGE_SIZE * 2 + 5;
+    for (let i = count; i > 0; i--) await service.create('alice', plant(BigInt(i), `p${i}`));
+    const all = await service.list('alice');
+    expect(all.complete).toBe(false);
+    const names = (await collect(all)).map((p) => p.name);
+    expect(names).toHaveLength(count);
+    expect(names[0]).toBe('p1');
+    expect(names[count - 1]).toBe(`p${count}`);
+    expect(await collect(await service.list('alice', LIST_PAGE_SIZE + 1))).toHaveLength(
+      LIST_PAGE_SIZE + 1,
+    );
+    expect(await collect(await service.list('alice', LIST_PAGE_SIZE))).toHaveLength(LIST_PAGE_SIZE);
+  });
+
+  it('deletes only existing plants of the owner', async () => {
+    const { service } = setup();
+    await service.create('alice', plant(1n, 'Fern'));
+    await expect(service.delete('bob', 1n)).rejects.toBeInstanceOf(NotFoundException);
+    await service.delete('alice', 1n);
+    await expect(service.delete('alice', 1n)).rejects.toThrow('no plant with id 1');
+  });
+});

@@ -1,0 +1,77 @@
+import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { isUniqueViolation } from '../database/database-errors.js';
+import type { NewPlantDto } from './dto/new-plant.dto.js';
+import { PlantDto } from './dto/plant.dto.js';
+import { PlantsRepository, type StoredPlant } from './plants.repository.js';
+
+/** Rows read per query when a list is streamed: bounds the memory a list of any size takes. */
+export const LIST_PAGE_SIZE = 1000;
+
+/**
+ * A list small enough to come back in one query is returned whole; a longer
+ * one is returned as its first page plus the pages that follow, read lazily
+ * while the response is written.
+ */
+export type PlantList =
+  | { complete: true; plants: PlantDto[] }
+  | { complete: false; plants: PlantDto[]; rest: AsyncIterable<PlantDto[]> };
+
+const toDto = (plant: StoredPlant): PlantDto => new PlantDto(plant.name, plant.tag);
+
+@Injectable()
+export class PlantsService {
+  constructor(private readonly plants: PlantsRepository) {}
+
+  /**
+   * Creates the owner's plant. The primary key (owner, id) decides races, in
+   * the database: of concurrent creates of one id exactly one inserts. A
+   * replay of the same plant answers as the first create did; the same id
+   * with another name or tag is a conflict.
+   */
+  async create(owner: string, plant: NewPlantDto): Promise<PlantDto> {
+    const tag = plant.tag ?? null;
+    try {
+      await this.plants.insert(owner, plant.id, plant.name, tag);
+      return new PlantDto(plant.name, tag);
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+    }
+    const existing = await this.plants.findOne(owner, plant.id);
+    if (existing && existing.name === plant.name && existing.tag === tag) return toDto(existing);
+    throw new ConflictException(
+      `a plant with id ${plant.id} already exists with a different name or tag`,
+    );
+  }
+
+  async list(owner: string, limit?: number): Promise<PlantList> {
+    const wanted = limit ?? Infinity;
+    const firstSize = Math.min(wanted, LIST_PAGE_SIZE);
+    const first = await this.plants.page(owner, firstSize);
+    const plants = first.map(toDto);
+    if (first.length < firstSize || first.length >= wanted) return { complete: true, plants };
+    return { complete: false, plants, rest: this.pagesAfter(owner, first, wanted - first.length) };
+  }
+
+  private async *pagesAfter(
+    owner: string,
+    previous: StoredPlant[],
+    remaining: number,
+  ): AsyncGenerator<PlantDto[]> {
+    let last = previous[previous.length - 1].id;
+    while (remaining > 0) {
+      const size = Math.min(remaining, LIST_PAGE_SIZE);
+      const page = await this.plants.page(owner, size, last);
+      if (page.length === 0) return;
+      yield page.map(toDto);
+      if (page.length < size) return;
+      remaining -= page.length;
+      last = page[page.length - 1].id;
+    }
+  }
+
+  async delete(owner: string, id: bigint): Promise<void> {
+    if (!(await this.plants.delete(owner, id))) {
+      throw new NotFoundException(`no plant with id ${id}`);
+    }
+  }
+}

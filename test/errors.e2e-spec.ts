@@ -1,0 +1,104 @@
+import Database from 'better-sqlite3';
+import { DataSource } from 'typeorm';
+import { afterAll, describe, expect, it } from 'vitest';
+import { expectError } from './support/expect-error.js';
+import { plantsClient } from './support/plants-client.js';
+import { TcpProxy } from './support/tcp-proxy.js';
+import { createTestDatabase, databaseKinds } from './support/test-database.js';
+import { startApp, useTestApp } from './support/test-app.js';
+
+describe.each(databaseKinds())('errors on %s', (kind) => {
+  const t = useTestApp(kind);
+
+  it.each([
+    ['GET', '/nothing-here'],
+    ['POST', '/plants/1'],
+    ['PUT', '/plants/1'],
+    ['PATCH', '/plants'],
+    ['GET', '/plants/1'],
+    ['GET', '/%E0%A4%A'],
+  ])('an unknown route %s %s is a 404 in the Error shape', async (method, path) => {
+    const { auth } = await t.current.newCaller();
+    const response = await t.current
+      .http()
+      [method.toLowerCase() as 'get'](path)
+      .set('Authorization', auth);
+    expect([400, 404]).toContain(response.status);
+    expectError(response, response.status);
+  });
+
+  it('a server fault is a 500 that reveals no SQL, driver message or stack', async () => {
+    const { auth } = await t.current.newCaller();
+    const dataSource = t.current.app.get(DataSource);
+    await dataSource.query('ALTER TABLE plants RENAME TO plants_away');
+    try {
+      const response = await plantsClient(t.current, auth).list();
+      expectError(response, 500, /^internal server error$/);
+      expect(response.text).not.toMatch(/plants|SELECT|relation|table|at .*\.ts/i);
+    } finally {
+      await dataSource.query('ALTER TABLE plants_away RENAME TO plants');
+    }
+    expect((await plantsClient(t.current, auth).list()).status).toBe(200);
+  });
+});
+
+describe('database outages', () => {
+  it('SQLite: a locked database is a 503 with Retry-After, and the service recovers by itself', async () => {
+    const database = await createTestDatabase('sqlite');
+    const app = await startApp(database, { DB_STATEMENT_TIMEOUT_MS: '200' });
+    const locker = new Database(database.url.slice('sqlite:'.length));
+    try {
+      const plants = plantsClient(app, `Bearer ${await app.tokenFor('locked')}`);
+      locker.exec('BEGIN EXCLUSIVE');
+      const refused = await plants.create({ id: 1, name: 'Fern' });
+      expectError(refused, 503, /database is unavailable/);
+      expect(refused.headers['retry-after']).toBe('1');
+      locker.exec('COMMIT');
+      expect((await plants.create({ id: 1, name: 'Fern' })).status).toBe(200);
+    } finally {
+      locker.close();
+      await app.close();
+      await database.drop();
+    }
+  });
+
+  describe.skipIf(!databaseKinds().includes('postgres'))('PostgreSQL', () => {
+    const cleanup: Array<() => Promise<void>> = [];
+    afterAll(async () => {
+      for (const step of cleanup.reverse()) await step();
+    });
+
+    it('unreachable: requests get a 503 within the timeout, and the service recovers when it is back', async () => {
+      const database = await createTestDatabase('postgres');
+      cleanup.push(() => database.drop());
+      const target = new URL(database.url);
+      const proxy = await new TcpProxy(target.hostname, Number(target.port || 5432)).start();
+      cleanup.push(() => proxy.stop());
+      target.host = `127.0.0.1:${proxy.port}`;
+      const app = await startApp(
+        { ...database, url: target.toString() },
+        { DB_CONNECT_TIMEOUT_MS: '1000' },
+      );
+      cleanup.push(() => app.close());
+      const plants = plantsClient(app, `Bearer ${await app.tokenFor('outage')}`);
+      expect((await plants.create({ id: 1, name: 'Fern' })).status).toBe(200);
+
+      proxy.cut();
+      const started = Date.now();
+      for (let i = 0; i < 3; i++) {
+        const response = await plants.list();
+        expectError(response, 503, /database is unavailable/);
+      }
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect((await app.http().get('/health/ready')).status).toBe(503);
+
+      proxy.restore();
+      let recovered = 0;
+      for (let attempt = 0; attempt < 20 && recovered !== 200; attempt++) {
+        recovered = (await plants.list()).status;
+      }
+      expect(recovered).toBe(200);
+      expect((await plants.list()).body).toEqual([{ name: 'Fern' }]);
+    });
+  });
+});

@@ -1,0 +1,111 @@
+import { readFileSync } from 'node:fs';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import { describe, expect, it } from 'vitest';
+import { buildOpenApiDocument } from '../src/openapi/openapi.js';
+import { serializeOpenApiDocument } from '../src/openapi/serialize-openapi.js';
+import { useTestApp } from './support/test-app.js';
+
+describe('OpenAPI document', () => {
+  const t = useTestApp('sqlite');
+  const served = async (): Promise<OpenAPIObject> =>
+    (await t.current.http().get('/docs-json')).body;
+
+  it('is committed as openapi.json and matches what the code generates (run npm run openapi:export)', () => {
+    const committed = readFileSync('openapi.json', 'utf8');
+    expect(committed).toBe(serializeOpenApiDocument(buildOpenApiDocument(t.current.app)));
+  });
+
+  it('is served at /docs-json and /docs-yaml, with Swagger UI at /docs', async () => {
+    const json = await t.current.http().get('/docs-json');
+    expect(json.status).toBe(200);
+    expect(json.body.info).toMatchObject({ title: 'Plant Store', version: '1.0.0' });
+    const yaml = await t.current.http().get('/docs-yaml');
+    expect(yaml.status).toBe(200);
+    expect(yaml.text).toMatch(/^openapi: 3/m);
+    const ui = await t.current.http().get('/docs').redirects(1);
+    expect(ui.status).toBe(200);
+    expect(ui.text).toMatch(/swagger-ui/i);
+  });
+
+  it('declares bearerAuth (HTTP bearer) on every plants operation', async () => {
+    const doc = await served();
+    expect(doc.components?.securitySchemes?.bearerAuth).toMatchObject({
+      type: 'http',
+      scheme: 'bearer',
+    });
+    const operations = [
+      doc.paths['/plants'].post,
+      doc.paths['/plants'].get,
+      doc.paths['/plants/{id}'].delete,
+    ];
+    for (const operation of operations) expect(operation?.security).toEqual([{ bearerAuth: [] }]);
+    expect(operations.map((o) => o?.operationId)).toEqual([
+      'createPlant',
+      'listPlants',
+      'deletePlant',
+    ]);
+  });
+
+  it('declares Plant, NewPlant and Error with their required fields, int64 ids and an int32 limit', async () => {
+    const { components, paths } = await served();
+    const schemas = components!.schemas as Record<
+      string,
+      { required?: string[]; properties: Record<string, { type?: string; format?: string }> }
+    >;
+    expect(schemas.Plant.required).toEqual(['name']);
+    expect(Object.keys(schemas.Plant.properties).sort()).toEqual(['name', 'tag']);
+    expect(schemas.NewPlant.required?.sort()).toEqual(['id', 'name']);
+    expect(schemas.NewPlant.properties.id).toMatchObject({ type: 'integer', format: 'int64' });
+    expect(schemas.NewPlant.properties.tag).toMatchObject({ type: 'string' });
+    expect(schemas.Error.required?.sort()).toEqual(['error', 'message']);
+    expect(schemas.Error.properties.error).toMatchObject({ type: 'integer', format: 'int32' });
+    const limit = paths['/plants'].get!.parameters!.find((p) => 'name' in p && p.name === 'limit');
+    expect(limit).toMatchObject({
+      in: 'query',
+      required: false,
+      schema: { type: 'integer', format: 'int32', minimum: 0 },
+    });
+    const id = paths['/plants/{id}'].delete!.parameters!.find(
+      (p) => 'name' in p && p.name === 'id',
+    );
+    expect(id).toMatchObject({
+      in: 'path',
+      required: true,
+      schema: { type: 'integer', format: 'int64' },
+    });
+  });
+
+  it('documents every status code of the contract with its body', async () => {
+    const { paths } = await served();
+    const errorBody = { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } };
+    const expected: Array<[string, 'post' | 'get' | 'delete', string[]]> = [
+      ['/plants', 'post', ['200', '400', '401', '409', '413', '415']],
+      ['/plants', 'get', ['200', '400', '401']],
+      ['/plants/{id}', 'delete', ['204', '400', '401', '404']],
+    ];
+    for (const [path, method, statuses] of expected) {
+      const responses = paths[path][method]!.responses as Record<string, { content?: unknown }>;
+      for (const status of statuses) {
+        expect(responses[status], `${method} ${path} ${status}`).toBeDefined();
+        if (Number(status) >= 400) expect(responses[status].content).toEqual(errorBody);
+      }
+    }
+    expect(paths['/plants'].post!.responses['200']).toMatchObject({
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Plant' } } },
+    });
+    expect(paths['/plants'].get!.responses['200']).toMatchObject({
+      content: {
+        'application/json': {
+          schema: { type: 'array', items: { $ref: '#/components/schemas/Plant' } },
+        },
+      },
+    });
+    expect(
+      (paths['/plants/{id}'].delete!.responses['204'] as { content?: unknown }).content,
+    ).toBeUndefined();
+    expect(paths['/plants'].post!.requestBody).toMatchObject({
+      required: true,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/NewPlant' } } },
+    });
+  });
+});

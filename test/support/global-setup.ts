@@ -1,0 +1,44 @@
+import pg from 'pg';
+import type { TestProject } from 'vitest/node';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** A PostgreSQL URL with the right to create databases, or null when none is reachable. */
+    postgresAdminUrl: string | null;
+  }
+}
+
+const DEFAULT_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
+
+async function reachable(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * Finds the PostgreSQL server for the PostgreSQL half of the suites. Outside
+ * CI those suites are skipped when there is none; in CI (CI=true) its absence
+ * fails the run, so that a green CI always means both databases passed.
+ */
+export default async function setup(project: TestProject): Promise<void> {
+  const url = process.env.TEST_POSTGRES_URL ?? DEFAULT_URL;
+  const ok = await reachable(url);
+  if (!ok && process.env.CI === 'true') {
+    throw new Error(`CI=true but PostgreSQL is not reachable at ${url} (set TEST_POSTGRES_URL)`);
+  }
+  if (!ok) {
+    console.warn(
+      `PostgreSQL is not reachable at ${url}: the PostgreSQL suites are skipped. ` +
+        'Start one (or set TEST_POSTGRES_URL) to run them.',
+    );
+  }
+  project.provide('postgresAdminUrl', ok ? url : null);
+}

@@ -1,0 +1,67 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jsonText } from './support/plants-client.js';
+import { killHard, runServiceToExit, startService } from './support/service-process.js';
+import { createTestDatabase, databaseKinds, type TestDatabase } from './support/test-database.js';
+
+const TOKEN = 'pst_process-test-token-0123456789abcdefghijkl';
+
+const call = (url: string, method: string, path: string, body?: unknown) =>
+  fetch(url + path, {
+    method,
+    headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : jsonText(body),
+  });
+
+describe.each(databaseKinds())('the built service (node dist/main.js) on %s', (kind) => {
+  let database: TestDatabase;
+  let cwd: string;
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+    cwd = await mkdtemp(join(tmpdir(), 'plant-store-run-'));
+  });
+  afterAll(async () => {
+    await database.drop();
+    await rm(cwd, { recursive: true, force: true });
+  });
+
+  it('migrates at startup, and keeps every plant answered 200 through kill -9 and a restart', async () => {
+    const env = { NODE_ENV: 'production', DATABASE_URL: database.url, BOOTSTRAP_TOKEN: TOKEN };
+    const first = await startService(cwd, env);
+    const acknowledged: string[] = [];
+    for (let id = 1; id <= 25; id++) {
+      const response = await call(first.url, 'POST', '/plants', { id: 2n ** 62n + BigInt(id), name: `p${id}` });
+      expect(response.status).toBe(200);
+      acknowledged.push(`p${id}`);
+    }
+    // Killed right after the last answer: no shutdown hook, no flush.
+    await killHard(first);
+
+    const second = await startService(cwd, env);
+    try {
+      const listed = await call(second.url, 'GET', '/plants');
+      expect(listed.status).toBe(200);
+      expect(((await listed.json()) as Array<{ name: string }>).map((p) => p.name)).toEqual(acknowledged);
+      expect(second.output()).not.toContain(TOKEN);
+    } finally {
+      await killHard(second);
+    }
+  });
+});
+
+describe('the built service with a bad configuration', () => {
+  it('stops at startup with exit code 1 and a message naming the variable', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'plant-store-run-'));
+    try {
+      const { code, output } = await runServiceToExit(cwd, { PORT: 'eighty', DATABASE_URL: 'mysql://nope' });
+      expect(code).toBe(1);
+      expect(output).toMatch(/PORT must be/);
+      expect(output).toMatch(/DATABASE_URL must be/);
+      expect(output).not.toContain('mysql://nope');
+    } finally {
+      await rm(cwd, { recursive: true, force: true });
+    }
+  });
+});

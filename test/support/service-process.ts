@@ -1,0 +1,66 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+
+export const MAIN = resolve('dist/main.js');
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  url: string;
+  output(): string;
+}
+
+/**
+ * Runs the built service exactly as the container does (`node dist/main.js`),
+ * in a directory of its own so that no local .env leaks in.
+ */
+export async function startService(cwd: string, env: Record<string, string>): Promise<ServiceProcess> {
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run npm run build first`);
+  const child = spawn(process.execPath, [MAIN], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', HOST: '127.0.0.1', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    const timer = setTimeout(() => reject(new Error(`service did not start:\n${output}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /Listening on (http:\/\/\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolveUrl(match[1]);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`service exited with ${code}:\n${output}`));
+    });
+  });
+  child.removeAllListeners('exit');
+  return { child, url, output: () => output };
+}
+
+/** Runs the service until it exits by itself; for start-up failures. */
+export function runServiceToExit(
+  cwd: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
+  const child = spawn(process.execPath, [MAIN], {
+    cwd,
+    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolveExit) => child.on('exit', (code) => resolveExit({ code, output })));
+}
+
+export async function killHard(service: ServiceProcess): Promise<void> {
+  const exited = new Promise((resolveExit) => service.child.once('exit', resolveExit));
+  service.child.kill('SIGKILL');
+  await exited;
+}

@@ -1,23 +1,39 @@
-import swc from 'unplugin-swc';
-import { defineConfig } from 'vitest/config';
+import ts from 'typescript';
+import { defineConfig, type Plugin } from 'vitest/config';
 
-// esbuild (Vite's default) emits no decorator metadata, which Nest's
-// dependency injection needs; SWC compiles the TypeScript instead.
+/**
+ * Compiles the TypeScript under test with TypeScript itself. Vite's own
+ * transform (Oxc) emits no decorator metadata, which Nest's dependency
+ * injection reads; per-file transpilation keeps the emit the same as
+ * `nest build` for everything the tests exercise.
+ */
+function typescriptWithDecoratorMetadata(): Plugin {
+  const compilerOptions: ts.CompilerOptions = {
+    module: ts.ModuleKind.ESNext,
+    target: ts.ScriptTarget.ES2022,
+    experimentalDecorators: true,
+    emitDecoratorMetadata: true,
+    useDefineForClassFields: false,
+    sourceMap: true,
+    inlineSources: true,
+  };
+  return {
+    name: 'typescript-decorator-metadata',
+    enforce: 'pre',
+    transform(code, id) {
+      if (!id.endsWith('.ts') || id.includes('/node_modules/')) return null;
+      const { outputText, sourceMapText } = ts.transpileModule(code, {
+        fileName: id,
+        compilerOptions,
+      });
+      return { code: outputText, map: sourceMapText };
+    },
+  };
+}
+
 export default defineConfig({
-  plugins: [
-    swc.vite({
-      module: { type: 'es6' },
-      jsc: {
-        target: 'es2022',
-        parser: { syntax: 'typescript', decorators: true },
-        transform: {
-          legacyDecorator: true,
-          decoratorMetadata: true,
-          useDefineForClassFields: false,
-        },
-      },
-    }),
-  ],
+  plugins: [typescriptWithDecoratorMetadata()],
+  oxc: false,
   test: {
     include: ['src/**/*.spec.ts', 'test/**/*.e2e-spec.ts'],
     globalSetup: ['test/support/global-setup.ts'],

@@ -32,7 +32,10 @@ describe.each(databaseKinds())('the built service (node dist/main.js) on %s', (k
     const first = await startService(cwd, env);
     const acknowledged: string[] = [];
     for (let id = 1; id <= 25; id++) {
-      const response = await call(first.url, 'POST', '/plants', { id: 2n ** 62n + BigInt(id), name: `p${id}` });
+      const response = await call(first.url, 'POST', '/plants', {
+        id: 2n ** 62n + BigInt(id),
+        name: `p${id}`,
+      });
       expect(response.status).toBe(200);
       acknowledged.push(`p${id}`);
     }
@@ -43,7 +46,9 @@ describe.each(databaseKinds())('the built service (node dist/main.js) on %s', (k
     try {
       const listed = await call(second.url, 'GET', '/plants');
       expect(listed.status).toBe(200);
-      expect(((await listed.json()) as Array<{ name: string }>).map((p) => p.name)).toEqual(acknowledged);
+      expect(((await listed.json()) as Array<{ name: string }>).map((p) => p.name)).toEqual(
+        acknowledged,
+      );
       expect(second.output()).not.toContain(TOKEN);
     } finally {
       await killHard(second);
@@ -55,7 +60,10 @@ describe('the built service with a bad configuration', () => {
   it('stops at startup with exit code 1 and a message naming the variable', async () => {
     const cwd = await mkdtemp(join(tmpdir(), 'plant-store-run-'));
     try {
-      const { code, output } = await runServiceToExit(cwd, { PORT: 'eighty', DATABASE_URL: 'mysql://nope' });
+      const { code, output } = await runServiceToExit(cwd, {
+        PORT: 'eighty',
+        DATABASE_URL: 'mysql://nope',
+      });
       expect(code).toBe(1);
       expect(output).toMatch(/PORT must be/);
       expect(output).toMatch(/DATABASE_URL must be/);

@@ -14,7 +14,10 @@ export interface ServiceProcess {
  * Runs the built service exactly as the container does (`node dist/main.js`),
  * in a directory of its own so that no local .env leaks in.
  */
-export async function startService(cwd: string, env: Record<string, string>): Promise<ServiceProcess> {
+export async function startService(
+  cwd: string,
+  env: Record<string, string>,
+): Promise<ServiceProcess> {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run npm run build first`);
   const child = spawn(process.execPath, [MAIN], {
     cwd,

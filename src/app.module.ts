@@ -1,5 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { ThrottlerGuard } from '@nestjs/throttler';
+import { BearerAuthGuard } from './auth/bearer-auth.guard.js';
 import { AuthModule } from './auth/auth.module.js';
 import { HttpErrorFilter } from './common/errors/http-error.filter.js';
 import { createValidationPipe } from './common/validation/validation.pipe.js';
@@ -7,20 +9,38 @@ import { configModule } from './config/config.module.js';
 import type { Environment } from './config/environment.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
+import { LifecycleModule } from './lifecycle/lifecycle.module.js';
+import { LoggingModule } from './logging/logging.module.js';
+import { MetricsModule } from './metrics/metrics.module.js';
 import { PlantsModule } from './plants/plants.module.js';
+import { RateLimitModule } from './rate-limit/rate-limit.module.js';
 
 /**
- * The application. Pipe, filter and guard are providers (APP_PIPE,
- * APP_FILTER, and APP_GUARD in AuthModule), so every way of building the
- * app, main.ts, the e2e tests and the OpenAPI export, gets the same pipeline.
+ * The application. Pipe, filter and guards are providers (APP_PIPE,
+ * APP_FILTER, APP_GUARD), so every way of building the app, main.ts, the e2e
+ * tests and the OpenAPI export, gets the same pipeline. The guards are listed
+ * here, in the order they run: authentication first, so that the rate limit
+ * counts per token owner.
  */
 @Module({})
 export class AppModule {
   static forRoot(env: Environment): DynamicModule {
     return {
       module: AppModule,
-      imports: [configModule(env), DatabaseModule, AuthModule, HealthModule, PlantsModule],
+      imports: [
+        configModule(env),
+        LoggingModule,
+        LifecycleModule,
+        DatabaseModule,
+        MetricsModule.forRoot(env.METRICS_ENABLED),
+        RateLimitModule,
+        AuthModule,
+        HealthModule,
+        PlantsModule,
+      ],
       providers: [
+        { provide: APP_GUARD, useClass: BearerAuthGuard },
+        { provide: APP_GUARD, useClass: ThrottlerGuard },
         { provide: APP_PIPE, useFactory: createValidationPipe },
         { provide: APP_FILTER, useClass: HttpErrorFilter },
       ],

@@ -1,17 +1,23 @@
+import type { IncomingMessage } from 'node:http';
+import helmet from '@fastify/helmet';
 import { type LoggerService, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import { sendError } from './common/errors/http-error.filter.js';
 import { parseJsonBody } from './common/json/lossless-json.parser.js';
 import type { Environment } from './config/environment.js';
 import { loadEnvironment } from './config/load-environment.js';
+import { installRequestContext } from './logging/request-context.hook.js';
+import { REQUEST_ID_HEADER, requestIdFrom } from './logging/request-id.js';
 import { setupOpenApi } from './openapi/openapi.js';
 
 export interface CreateAppOptions {
   /** Stands for the whole environment (tests, tools); without it, process.env and .env are read. */
   env?: Record<string, unknown>;
+  /** false: no log output at all (tests, tools). Otherwise the app logs through pino. */
   logger?: LoggerService | LogLevel[] | false;
 }
 
@@ -28,15 +34,29 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
   const env = loadEnvironment(options.env);
   const adapter = new FastifyAdapter({
     bodyLimit: env.BODY_LIMIT_BYTES,
+    // A slow or stalled client cannot hold a connection forever.
+    requestTimeout: env.HTTP_REQUEST_TIMEOUT_MS,
+    connectionTimeout: env.HTTP_IDLE_TIMEOUT_MS,
+    keepAliveTimeout: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    requestIdHeader: false,
+    // While closing, the listener is gone (new connections are refused) and a
+    // request still arriving on an open keep-alive connection is served like any
+    // in flight; Nest's and Fastify's own 503 for it has a body outside the contract.
+    return503OnClosing: false,
+    genReqId: (request: IncomingMessage) => requestIdFrom(request.headers[REQUEST_ID_HEADER]),
     // Errors Fastify raises before routing (e.g. a malformed URL) get the contract's shape too.
     frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) =>
       sendError(error, request, reply),
   });
+  // Before Nest adds its middleware (pino-http), which reads the id and route.
+  installRequestContext(adapter.getInstance());
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(env), adapter, {
     // Nest's default parsers would accept text/plain and forms; only JSON is taken (else 415).
     bodyParser: false,
+    bufferLogs: options.logger !== false,
     logger: options.logger,
   });
+  if (options.logger !== false) app.useLogger(app.get(Logger));
   const fastify = app.getHttpAdapter().getInstance();
   fastify.removeAllContentTypeParsers();
   // JSON.parse rounds integers above 2^53; ids need every digit.
@@ -54,6 +74,28 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
       done(null, parsed);
     },
   );
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        // Swagger UI (/docs) styles itself inline and shows data: images.
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:'],
+        scriptSrc: ["'self'"],
+        // Plain-HTTP local use (and Swagger UI on it) must keep working; TLS is the proxy's job.
+        upgradeInsecureRequests: null,
+      },
+    },
+  });
+  if (env.CORS_ORIGINS.length > 0) {
+    app.enableCors({
+      origin: env.CORS_ORIGINS,
+      methods: ['GET', 'POST', 'DELETE'],
+      allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
+      exposedHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate'],
+      maxAge: 600,
+    });
+  }
   setupOpenApi(app);
   return { app, env };
 }

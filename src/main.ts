@@ -1,12 +1,14 @@
 import { Logger } from '@nestjs/common';
 import { createApp } from './app.setup.js';
+import { installGracefulShutdown } from './lifecycle/graceful-shutdown.js';
 
 async function bootstrap(): Promise<void> {
   const { app, env } = await createApp();
-  app.enableShutdownHooks();
+  const logger = new Logger('PlantStore');
+  installGracefulShutdown(app, env.SHUTDOWN_TIMEOUT_MS, logger);
   await app.listen({ port: env.PORT, host: env.HOST });
   const url = await app.getUrl();
-  new Logger('PlantStore').log(`Listening on ${url} (Swagger UI: ${url}/docs)`);
+  logger.log(`Listening on ${url} (Swagger UI: ${url}/docs)`);
 }
 
 bootstrap().catch((error: unknown) => {

@@ -1,5 +1,8 @@
 import { type ExecutionContext } from '@nestjs/common';
+import type { ConfigService } from '@nestjs/config';
 import { Reflector } from '@nestjs/core';
+import type { Environment } from '../config/environment.js';
+import { MemoryAuthFailureLimiter } from '../rate-limit/auth-failure.limiter.js';
 import { describe, expect, it } from 'vitest';
 import { AuthChallengeException } from './auth-challenge.exception.js';
 import { BearerAuthGuard } from './bearer-auth.guard.js';
@@ -27,11 +30,13 @@ const challengeOf = (run: () => unknown): { message: string; header: string } =>
 };
 
 describe('BearerAuthGuard', () => {
-  const guard = new BearerAuthGuard(new Reflector());
+  const noLimits = new MemoryAuthFailureLimiter(1000, 60_000);
+  const config = { get: () => false } as unknown as ConfigService<Environment, true>;
+  const guard = new BearerAuthGuard(new Reflector(), noLimits, config);
   const context = contextFor(Routes.prototype.closed);
 
-  it('lets @Public() routes through without asking passport', () => {
-    expect(guard.canActivate(contextFor(Routes.prototype.open))).toBe(true);
+  it('lets @Public() routes through without asking passport', async () => {
+    expect(await guard.canActivate(contextFor(Routes.prototype.open))).toBe(true);
   });
 
   it('returns the authenticated caller', () => {

@@ -1,26 +1,65 @@
-import { type ExecutionContext, Injectable } from '@nestjs/common';
+import { type ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
+import type { FastifyRequest } from 'fastify';
+import type { Environment } from '../config/environment.js';
+import { setLoggedOwner } from '../logging/request-log-fields.js';
+import { AUTH_FAILURE_LIMITER } from '../rate-limit/rate-limit.module.js';
+import type { AuthFailureLimiter } from '../rate-limit/auth-failure.limiter.js';
+import { TooManyRequestsException } from '../rate-limit/too-many-requests.exception.js';
 import { AuthChallengeException } from './auth-challenge.exception.js';
 import type { AuthenticatedCaller } from './authenticated-owner.js';
 import { IS_PUBLIC } from './public.decorator.js';
 
 /**
  * The global guard (APP_GUARD): every route needs a bearer token unless it is
- * marked @Public(), so a new route cannot forget authentication.
+ * marked @Public(), so a new route cannot forget authentication. A client IP
+ * with too many failed authentications in the rate-limit window is refused
+ * with a 429 before its token is looked at.
  */
 @Injectable()
 export class BearerAuthGuard extends AuthGuard('bearer') {
-  constructor(private readonly reflector: Reflector) {
+  private readonly limitFailures: boolean;
+
+  constructor(
+    private readonly reflector: Reflector,
+    @Inject(AUTH_FAILURE_LIMITER) private readonly failures: AuthFailureLimiter,
+    config: ConfigService<Environment, true>,
+  ) {
     super();
+    this.limitFailures = config.get('RATE_LIMIT_ENABLED', { infer: true });
   }
 
-  override canActivate(context: ExecutionContext) {
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
     const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [
       context.getHandler(),
       context.getClass(),
     ]);
-    return isPublic ? true : super.canActivate(context);
+    if (isPublic) return true;
+    const request = context
+      .switchToHttp()
+      .getRequest<FastifyRequest & { user?: AuthenticatedCaller }>();
+    if (this.limitFailures) {
+      const wait = await this.failures.retryAfter(request.ip);
+      if (wait > 0) {
+        throw new TooManyRequestsException(
+          'too many failed authentications from this client: retry after the number of seconds in Retry-After',
+          wait,
+        );
+      }
+    }
+    try {
+      await super.canActivate(context);
+    } catch (error) {
+      if (this.limitFailures && error instanceof AuthChallengeException) {
+        await this.failures.recordFailure(request.ip);
+      }
+      throw error;
+    }
+    // The request's log line names the owner (never the token).
+    if (request.user) setLoggedOwner(request, request.user.owner);
+    return true;
   }
 
   /**

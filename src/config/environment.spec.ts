@@ -12,8 +12,31 @@ describe('validateEnvironment', () => {
       DB_CONNECT_TIMEOUT_MS: 5000,
       DB_STATEMENT_TIMEOUT_MS: 10000,
       BODY_LIMIT_BYTES: 1048576,
+      LOG_LEVEL: 'info',
+      METRICS_ENABLED: true,
+      SHUTDOWN_TIMEOUT_MS: 10000,
+      CORS_ORIGINS: [],
+      HTTP_REQUEST_TIMEOUT_MS: 30000,
+      HTTP_IDLE_TIMEOUT_MS: 60000,
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: 5000,
+      RATE_LIMIT_ENABLED: true,
+      RATE_LIMIT_WINDOW_MS: 60000,
+      RATE_LIMIT_MAX: 1200,
+      AUTH_FAILURE_LIMIT: 20,
+      HEALTH_DB_TIMEOUT_MS: 1000,
       BOOTSTRAP_OWNER: 'demo',
     });
+  });
+
+  it('reads booleans and lists', () => {
+    const env = validateEnvironment({
+      METRICS_ENABLED: 'false',
+      RATE_LIMIT_ENABLED: '0',
+      CORS_ORIGINS: 'https://a.example, http://localhost:5173',
+    });
+    expect(env.METRICS_ENABLED).toBe(false);
+    expect(env.RATE_LIMIT_ENABLED).toBe(false);
+    expect(env.CORS_ORIGINS).toEqual(['https://a.example', 'http://localhost:5173']);
   });
 
   it('reads numbers and takes postgres URLs', () => {
@@ -34,6 +57,10 @@ describe('validateEnvironment', () => {
     ['BOOTSTRAP_OWNER', 'has space'],
     ['BODY_LIMIT_BYTES', '-1'],
     ['DB_POOL_SIZE', '0'],
+    ['METRICS_ENABLED', 'maybe'],
+    ['LOG_LEVEL', 'loud'],
+    ['CORS_ORIGINS', 'not an origin'],
+    ['REDIS_URL', 'http://redis'],
   ])('stops with a message naming %s when it is %j', (name, value) => {
     expect(() => validateEnvironment({ [name]: value })).toThrow(new RegExp(name));
   });

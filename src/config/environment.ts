@@ -1,5 +1,7 @@
 import { plainToInstance, Transform } from 'class-transformer';
 import {
+  IsArray,
+  IsBoolean,
   IsIn,
   IsInt,
   IsOptional,
@@ -24,6 +26,25 @@ const toInt = ({ value }: { value: unknown }): unknown =>
 
 const emptyToUndefined = ({ value }: { value: unknown }): unknown =>
   value === '' ? undefined : value;
+
+const toBoolean = ({ value }: { value: unknown }): unknown => {
+  if (typeof value !== 'string') return value;
+  const text = value.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(text)) return true;
+  if (['false', '0', 'no', 'off'].includes(text)) return false;
+  return value;
+};
+
+const toList = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string'
+    ? value
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item !== '')
+    : value;
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevelName = (typeof LOG_LEVELS)[number];
 
 /**
  * Every environment variable the service reads, with its default. This class
@@ -86,6 +107,89 @@ export class Environment {
   })
   BOOTSTRAP_TOKEN?: string;
 
+  @IsIn(LOG_LEVELS)
+  LOG_LEVEL: LogLevelName = 'info';
+
+  /** Serve Prometheus metrics at /metrics. */
+  @Transform(toBoolean)
+  @IsBoolean()
+  METRICS_ENABLED = true;
+
+  /** How long in-flight requests may take to finish after SIGTERM/SIGINT. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
+  SHUTDOWN_TIMEOUT_MS = 10_000;
+
+  /** Origins allowed by CORS, comma-separated; empty: CORS off. */
+  @Transform(toList)
+  @IsArray()
+  @Matches(/^https?:\/\/[^\s,/]+$/, {
+    each: true,
+    message:
+      'CORS_ORIGINS must be a comma-separated list of origins such as https://app.example.com',
+  })
+  CORS_ORIGINS: string[] = [];
+
+  /** Time allowed to receive a whole request (headers and body). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  HTTP_REQUEST_TIMEOUT_MS = 30_000;
+
+  /** A connection with no traffic for this long is closed. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  HTTP_IDLE_TIMEOUT_MS = 60_000;
+
+  /** How long an idle keep-alive connection is kept open. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  HTTP_KEEP_ALIVE_TIMEOUT_MS = 5_000;
+
+  @Transform(toBoolean)
+  @IsBoolean()
+  RATE_LIMIT_ENABLED = true;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(3_600_000)
+  RATE_LIMIT_WINDOW_MS = 60_000;
+
+  /** Requests per window for one token owner (or one client IP without a valid token). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10_000_000)
+  RATE_LIMIT_MAX = 1200;
+
+  /** Failed authentications per window from one client IP before it gets 429s. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  AUTH_FAILURE_LIMIT = 20;
+
+  /** Redis for rate-limit counters shared by several instances; without it, counters are in memory. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be redis://host:port[/db] or rediss://…' })
+  REDIS_URL?: string;
+
+  /** How long /health/ready waits for the database. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(50)
+  @Max(60_000)
+  HEALTH_DB_TIMEOUT_MS = 1000;
+
   @Matches(OWNER_PATTERN, {
     message:
       'BOOTSTRAP_OWNER must be 1 to 64 characters of A-Z a-z 0-9 . _ - starting with a letter or digit',
@@ -100,7 +204,7 @@ export class Environment {
 export function validateEnvironment(raw: Record<string, unknown>): Environment {
   const known = Object.keys(new Environment());
   const relevant: Record<string, unknown> = {};
-  for (const key of [...known, 'BOOTSTRAP_TOKEN']) {
+  for (const key of [...known, 'BOOTSTRAP_TOKEN', 'REDIS_URL']) {
     if (raw[key] !== undefined) relevant[key] = raw[key];
   }
   const env = plainToInstance(Environment, relevant, {

@@ -1,6 +1,7 @@
 import { ConflictException, NotFoundException } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import { describe, expect, it } from 'vitest';
+import type { MetricsService } from '../metrics/metrics.service.js';
 import type { NewPlantDto } from './dto/new-plant.dto.js';
 import type { PlantsRepository, StoredPlant } from './plants.repository.js';
 import { LIST_PAGE_SIZE, PlantsService } from './plants.service.js';
@@ -37,7 +38,16 @@ class MemoryPlants {
 
 const setup = () => {
   const memory = new MemoryPlants();
-  return { memory, service: new PlantsService(memory as unknown as PlantsRepository) };
+  const counted = { created: 0, deleted: 0 };
+  const metrics = {
+    plantCreated: () => (counted.created += 1),
+    plantDeleted: () => (counted.deleted += 1),
+  } as unknown as MetricsService;
+  return {
+    memory,
+    counted,
+    service: new PlantsService(memory as unknown as PlantsRepository, metrics),
+  };
 };
 const plant = (id: bigint, name: string, tag?: string | null) => ({ id, name, tag }) as NewPlantDto;
 
@@ -49,7 +59,7 @@ async function collect(list: Awaited<ReturnType<PlantsService['list']>>) {
 
 describe('PlantsService', () => {
   it('creates, replays identically, and refuses a different plant under a used id', async () => {
-    const { service, memory } = setup();
+    const { service, memory, counted } = setup();
     expect(await service.create('alice', plant(1n, 'Fern', 'green'))).toEqual({
       name: 'Fern',
       tag: 'green',
@@ -65,6 +75,8 @@ describe('PlantsService', () => {
       /id 1 already exists/,
     );
     expect(memory.rows.size).toBe(1);
+    // A replay or a conflict creates nothing, so counts nothing.
+    expect(counted.created).toBe(1);
   });
 
   it('treats a null tag as no tag', async () => {
@@ -109,10 +121,11 @@ describe('PlantsService', () => {
   });
 
   it('deletes only existing plants of the owner', async () => {
-    const { service } = setup();
+    const { service, counted } = setup();
     await service.create('alice', plant(1n, 'Fern'));
     await expect(service.delete('bob', 1n)).rejects.toBeInstanceOf(NotFoundException);
     await service.delete('alice', 1n);
     await expect(service.delete('alice', 1n)).rejects.toThrow('no plant with id 1');
+    expect(counted.deleted).toBe(1);
   });
 });

@@ -1,5 +1,6 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { isUniqueViolation } from '../database/database-errors.js';
+import { MetricsService } from '../metrics/metrics.service.js';
 import type { NewPlantDto } from './dto/new-plant.dto.js';
 import { PlantDto } from './dto/plant.dto.js';
 import { PlantsRepository, type StoredPlant } from './plants.repository.js';
@@ -20,7 +21,10 @@ const toDto = (plant: StoredPlant): PlantDto => new PlantDto(plant.name, plant.t
 
 @Injectable()
 export class PlantsService {
-  constructor(private readonly plants: PlantsRepository) {}
+  constructor(
+    private readonly plants: PlantsRepository,
+    private readonly metrics: MetricsService,
+  ) {}
 
   /**
    * Creates the owner's plant. The primary key (owner, id) decides races, in
@@ -32,6 +36,7 @@ export class PlantsService {
     const tag = plant.tag ?? null;
     try {
       await this.plants.insert(owner, plant.id, plant.name, tag);
+      this.metrics.plantCreated();
       return new PlantDto(plant.name, tag);
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
@@ -73,5 +78,6 @@ export class PlantsService {
     if (!(await this.plants.delete(owner, id))) {
       throw new NotFoundException(`no plant with id ${id}`);
     }
+    this.metrics.plantDeleted();
   }
 }

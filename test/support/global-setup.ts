@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 
@@ -5,6 +6,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** A PostgreSQL URL with the right to create databases, or null when none is reachable. */
     postgresAdminUrl: string | null;
+    /** A Redis URL, or null when none is reachable. */
+    redisUrl: string | null;
   }
 }
 
@@ -20,6 +23,23 @@ async function reachable(url: string): Promise<boolean> {
     return false;
   } finally {
     await client.end().catch(() => undefined);
+  }
+}
+
+async function redisReachable(url: string): Promise<boolean> {
+  const client = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: 2000,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  try {
+    await client.connect();
+    return (await client.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    client.disconnect();
   }
 }
 
@@ -41,4 +61,13 @@ export default async function setup(project: TestProject): Promise<void> {
     );
   }
   project.provide('postgresAdminUrl', ok ? url : null);
+
+  const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const redisOk = await redisReachable(redisUrl);
+  if (!redisOk && process.env.CI === 'true') {
+    throw new Error(`CI=true but Redis is not reachable at ${redisUrl} (set TEST_REDIS_URL)`);
+  }
+  if (!redisOk)
+    console.warn(`Redis is not reachable at ${redisUrl}: the shared rate-limit test is skipped.`);
+  project.provide('redisUrl', redisOk ? redisUrl : null);
 }

@@ -12,7 +12,8 @@ export interface ServiceProcess {
 
 /**
  * Runs the built service exactly as the container does (`node dist/main.js`),
- * in a directory of its own so that no local .env leaks in.
+ * in a directory of its own so that no local .env leaks in. It waits for the
+ * "Listening on" line, an info line: LOG_LEVEL must stay at info or below.
  */
 export async function startService(
   cwd: string,
@@ -21,7 +22,14 @@ export async function startService(
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run npm run build first`);
   const child = spawn(process.execPath, [MAIN], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', HOST: '127.0.0.1', PORT: '0', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      NO_COLOR: '1',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      RATE_LIMIT_ENABLED: 'false',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -24,8 +24,15 @@ export async function startApp(
   env: Record<string, string> = {},
 ): Promise<TestApp> {
   const { app } = await createApp({
-    env: { NODE_ENV: 'test', DATABASE_URL: database.url, ...env },
-    logger: false,
+    // Quiet and unthrottled unless a suite asks otherwise: suites fire many requests from one IP.
+    env: {
+      NODE_ENV: 'test',
+      DATABASE_URL: database.url,
+      LOG_LEVEL: 'silent',
+      RATE_LIMIT_ENABLED: 'false',
+      ...env,
+    },
+    logger: process.env.DEBUG_APP ? undefined : false,
   });
   await app.init();
   await app.getHttpAdapter().getInstance().ready();

@@ -57,6 +57,13 @@ export function toErrorResponse(exception: unknown): ErrorResponse {
   if (exception instanceof HttpException) {
     const status = exception.getStatus();
     const headers = hasResponseHeaders(exception) ? exception.responseHeaders() : {};
+    // A 503 is thrown on purpose (not ready, shutting down) with words meant for clients.
+    if (status === 503) {
+      return response(status, httpExceptionMessage(exception), false, {
+        'Retry-After': '1',
+        ...headers,
+      });
+    }
     if (status >= 500) return response(status, 'internal server error', true, headers);
     // Nest's Fastify adapter wraps Fastify's own 4xx errors, keeping them as the cause.
     const cause = exception.cause;

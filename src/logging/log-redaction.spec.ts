@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { redactUrl } from './log-redaction.js';
+import { requestIdFrom } from './request-id.js';
+
+describe('redactUrl', () => {
+  it('replaces token parameters and keeps the rest', () => {
+    expect(redactUrl('/plants?limit=5&access_token=pst_secret')).toBe(
+      '/plants?limit=5&access_token=%5BREDACTED%5D',
+    );
+    expect(redactUrl('/plants?token=abc')).not.toContain('abc');
+    expect(redactUrl('/plants?limit=5')).toBe('/plants?limit=5');
+    expect(redactUrl('/plants')).toBe('/plants');
+  });
+});
+
+describe('requestIdFrom', () => {
+  it('keeps a well-formed client id and replaces anything else with a UUID', () => {
+    expect(requestIdFrom('abc-123')).toBe('abc-123');
+    const uuid = /^[0-9a-f-]{36}$/;
+    expect(requestIdFrom(undefined)).toMatch(uuid);
+    expect(requestIdFrom('has space')).toMatch(uuid);
+    expect(requestIdFrom('x'.repeat(129))).toMatch(uuid);
+    expect(requestIdFrom(['a', 'b'])).toMatch(uuid);
+    expect(requestIdFrom('line\nbreak')).toMatch(uuid);
+  });
+});

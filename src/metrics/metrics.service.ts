@@ -1,0 +1,95 @@
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { FastifyInstance } from 'fastify';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { DataSource } from 'typeorm';
+
+interface PgPool {
+  totalCount: number;
+  idleCount: number;
+  waitingCount: number;
+}
+
+/** The service's Prometheus registry: request durations, plant counters, pool figures, process metrics. */
+@Injectable()
+export class MetricsService implements OnModuleInit {
+  readonly registry = new Registry();
+
+  private readonly requestDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration by method, route pattern and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+
+  private readonly plantsCreated = new Counter({
+    name: 'plants_created_total',
+    help: 'Plants created (exact replays not counted)',
+    registers: [this.registry],
+  });
+
+  private readonly plantsDeleted = new Counter({
+    name: 'plants_deleted_total',
+    help: 'Plants deleted',
+    registers: [this.registry],
+  });
+
+  constructor(
+    private readonly adapterHost: HttpAdapterHost,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {
+    collectDefaultMetrics({ register: this.registry });
+    this.registerPoolGauges();
+  }
+
+  onModuleInit(): void {
+    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
+    fastify.addHook('onResponse', (request, reply, done) => {
+      this.requestDuration.observe(
+        {
+          method: request.method,
+          // The pattern, not the URL: one series per route, whatever the ids.
+          route: request.routeOptions.url ?? 'unmatched',
+          status: String(reply.statusCode),
+        },
+        reply.elapsedTime / 1000,
+      );
+      done();
+    });
+  }
+
+  plantCreated(): void {
+    this.plantsCreated.inc();
+  }
+
+  plantDeleted(): void {
+    this.plantsDeleted.inc();
+  }
+
+  private registerPoolGauges(): void {
+    const pool = () => (this.dataSource.driver as unknown as { master?: PgPool }).master;
+    const figures: Array<[string, string, (p: PgPool) => number]> = [
+      ['db_pool_connections_total', 'PostgreSQL pool: open connections', (p) => p.totalCount],
+      ['db_pool_connections_idle', 'PostgreSQL pool: idle connections', (p) => p.idleCount],
+      [
+        'db_pool_requests_waiting',
+        'PostgreSQL pool: requests waiting for a connection',
+        (p) => p.waitingCount,
+      ],
+    ];
+    if (this.dataSource.options.type !== 'postgres') return;
+    for (const [name, help, read] of figures) {
+      new Gauge({
+        name,
+        help,
+        registers: [this.registry],
+        collect() {
+          const current = pool();
+          if (current) this.set(read(current));
+        },
+      });
+    }
+  }
+}

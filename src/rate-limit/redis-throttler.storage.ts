@@ -1,0 +1,54 @@
+import type { ThrottlerStorage } from '@nestjs/throttler';
+import type { Redis } from 'ioredis';
+
+/** Throttler counters as ThrottlerStorageRecord, in seconds like @nestjs/throttler's in-memory storage. */
+interface StorageRecord {
+  totalHits: number;
+  timeToExpire: number;
+  isBlocked: boolean;
+  timeToBlockExpire: number;
+}
+
+// One round trip, atomic across instances: count the hit in the window, and
+// block the key for blockDuration once the count passes the limit.
+const INCREMENT = `
+local hits = redis.call('INCR', KEYS[1])
+if hits == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local ttl = redis.call('PTTL', KEYS[1])
+local blocked = redis.call('PTTL', KEYS[2])
+if blocked <= 0 and hits > tonumber(ARGV[2]) then
+  redis.call('SET', KEYS[2], '1', 'PX', ARGV[3])
+  blocked = tonumber(ARGV[3])
+end
+return {hits, ttl, blocked}
+`;
+
+/** @nestjs/throttler storage in Redis, so that several instances share one budget. */
+export class RedisThrottlerStorage implements ThrottlerStorage {
+  constructor(private readonly redis: Redis) {}
+
+  async increment(
+    key: string,
+    ttl: number,
+    limit: number,
+    blockDuration: number,
+    throttlerName: string,
+  ): Promise<StorageRecord> {
+    const base = `throttle:${throttlerName}:${key}`;
+    const [hits, ttlMs, blockedMs] = (await this.redis.eval(
+      INCREMENT,
+      2,
+      `${base}:hits`,
+      `${base}:blocked`,
+      ttl,
+      limit,
+      blockDuration,
+    )) as [number, number, number];
+    return {
+      totalHits: hits,
+      timeToExpire: Math.max(0, Math.ceil(ttlMs / 1000)),
+      isBlocked: blockedMs > 0,
+      timeToBlockExpire: Math.max(0, Math.ceil(blockedMs / 1000)),
+    };
+  }
+}

@@ -1,0 +1,96 @@
+import { connect } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { expectError } from './support/expect-error.js';
+import { useTestApp } from './support/test-app.js';
+
+describe('HTTP hardening (defaults)', () => {
+  const t = useTestApp('sqlite');
+
+  it('sets security headers, with a CSP that lets Swagger UI load its own scripts and styles', async () => {
+    const response = await t.current.http().get('/docs/');
+    expect(response.status).toBe(200);
+    expect(response.headers['x-content-type-options']).toBe('nosniff');
+    expect(response.headers['x-frame-options']).toBe('SAMEORIGIN');
+    const csp = String(response.headers['content-security-policy']);
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("style-src 'self' 'unsafe-inline'");
+    expect(csp).not.toContain('upgrade-insecure-requests');
+    // Swagger UI's page loads only same-origin scripts, which that policy allows.
+    const scripts = [...response.text.matchAll(/<script[^>]*src="([^"]+)"/g)].map((m) => m[1]);
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const src of scripts) expect(src).toMatch(/^\.\//);
+    expect(response.text).not.toMatch(/<script(?![^>]*src=)[^>]*>/);
+  });
+
+  it('answers no CORS preflight by default', async () => {
+    const response = await t.current
+      .http()
+      .options('/plants')
+      .set('Origin', 'https://evil.example')
+      .set('Access-Control-Request-Method', 'GET');
+    expect(response.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('answers 413 past the default 1 MiB body limit', async () => {
+    const { auth } = await t.current.newCaller();
+    const response = await t.current
+      .http()
+      .post('/plants')
+      .set('Authorization', auth)
+      .set('Content-Type', 'application/json')
+      .send(`{"id": 1, "name": "${'x'.repeat(1024 * 1024)}"}`);
+    expectError(response, 413);
+  });
+
+  it('echoes a valid X-Request-Id and makes one up otherwise', async () => {
+    const given = await t.current.http().get('/health/live').set('X-Request-Id', 'trace-42');
+    expect(given.headers['x-request-id']).toBe('trace-42');
+    const invalid = await t.current
+      .http()
+      .get('/health/live')
+      .set('X-Request-Id', 'bad id with spaces');
+    expect(invalid.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('HTTP hardening (configured)', () => {
+  const t = useTestApp('sqlite', {
+    CORS_ORIGINS: 'https://app.example',
+    HTTP_IDLE_TIMEOUT_MS: '300',
+    HTTP_REQUEST_TIMEOUT_MS: '300',
+  });
+
+  it('allows CORS from the configured origins only', async () => {
+    const allowed = await t.current
+      .http()
+      .options('/plants')
+      .set('Origin', 'https://app.example')
+      .set('Access-Control-Request-Method', 'POST')
+      .set('Access-Control-Request-Headers', 'authorization,content-type');
+    expect(allowed.headers['access-control-allow-origin']).toBe('https://app.example');
+    expect(String(allowed.headers['access-control-allow-headers']).toLowerCase()).toContain(
+      'authorization',
+    );
+    const other = await t.current
+      .http()
+      .options('/plants')
+      .set('Origin', 'https://evil.example')
+      .set('Access-Control-Request-Method', 'POST');
+    expect(other.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('closes a connection whose client stalls half-way through its headers', async () => {
+    await t.current.app.listen(0, '127.0.0.1');
+    const { port } = t.current.app.getHttpServer().address() as { port: number };
+    const started = Date.now();
+    const closedAfter = await new Promise<number>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () =>
+        socket.write('GET /plants HTTP/1.1\r\nHost: x\r\n'),
+      );
+      socket.on('close', () => resolve(Date.now() - started));
+      socket.on('error', () => undefined);
+      setTimeout(() => reject(new Error('the server kept a stalled connection open')), 5000);
+    });
+    expect(closedAfter).toBeLessThan(5000);
+  });
+});

@@ -1,5 +1,5 @@
-import Database from 'better-sqlite3';
 import { DataSource } from 'typeorm';
+import { loadBetterSqlite3 } from '../src/database/better-sqlite3.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { expectError } from './support/expect-error.js';
 import { plantsClient } from './support/plants-client.js';
@@ -46,7 +46,7 @@ describe('database outages', () => {
   it('SQLite: a locked database is a 503 with Retry-After, and the service recovers by itself', async () => {
     const database = await createTestDatabase('sqlite');
     const app = await startApp(database, { DB_STATEMENT_TIMEOUT_MS: '200' });
-    const locker = new Database(database.url.slice('sqlite:'.length));
+    const locker = new (loadBetterSqlite3())(database.url.slice('sqlite:'.length));
     try {
       const plants = plantsClient(app, `Bearer ${await app.tokenFor('locked')}`);
       locker.exec('BEGIN EXCLUSIVE');

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { loadBetterSqlite3 } from '../src/database/better-sqlite3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ShutdownState } from '../src/lifecycle/shutdown-state.js';
 import { expectError } from './support/expect-error.js';
@@ -108,7 +108,7 @@ describe('the running service (node dist/main.js)', () => {
       await call('/plants/7', { method: 'DELETE', headers: auth });
       await call(`/plants?access_token=${TOKEN}`);
       await call('/plants', { headers: { Authorization: `Bearer ${TOKEN}x` } });
-      const file = new Database(database.url.slice('sqlite:'.length));
+      const file = new (loadBetterSqlite3())(database.url.slice('sqlite:'.length));
       file.exec('ALTER TABLE plants RENAME TO plants_away');
       const failed = await call('/plants', { headers: auth });
       file.exec('ALTER TABLE plants_away RENAME TO plants');

@@ -4,6 +4,7 @@ import type { DataSourceOptions } from 'typeorm';
 import type { Environment } from '../config/environment.js';
 import { ApiToken } from '../auth/api-token.entity.js';
 import { Plant } from '../plants/plant.entity.js';
+import { loadBetterSqlite3 } from './better-sqlite3.js';
 import { migrations } from './migrations/index.js';
 import { TypeOrmNestLogger } from './typeorm-logger.js';
 
@@ -40,6 +41,7 @@ export function dataSourceOptions(env: DatabaseSettings): DataSourceOptions {
     return {
       ...common,
       type: 'better-sqlite3',
+      driver: loadBetterSqlite3(),
       database,
       enableWAL: true,
       // better-sqlite3's busy timeout: how long a writer waits for another

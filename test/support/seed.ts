@@ -1,5 +1,5 @@
-import Database from 'better-sqlite3';
 import pg from 'pg';
+import { loadBetterSqlite3 } from '../../src/database/better-sqlite3.js';
 import type { TestDatabase } from './test-database.js';
 
 /** Inserts plants 1..count for an owner straight into the database: fast set-up for big lists. */
@@ -9,6 +9,7 @@ export async function seedPlants(
   count: number,
 ): Promise<void> {
   if (database.kind === 'sqlite') {
+    const Database = loadBetterSqlite3();
     const db = new Database(database.url.slice('sqlite:'.length));
     try {
       db.prepare(

@@ -48,15 +48,22 @@ describe('OpenAPI document', () => {
 
   it('declares Plant, NewPlant and Error with their required fields, int64 ids and an int32 limit', async () => {
     const { components, paths } = await served();
-    const schemas = components!.schemas as Record<
-      string,
-      { required?: string[]; properties: Record<string, { type?: string; format?: string }> }
-    >;
+    type ObjectSchema = {
+      required?: string[];
+      properties: Record<string, { type?: string; format?: string }>;
+      allOf?: Array<ObjectSchema & { $ref?: string }>;
+    };
+    const schemas = components!.schemas as Record<string, ObjectSchema>;
     expect(schemas.Plant.required).toEqual(['name']);
     expect(Object.keys(schemas.Plant.properties).sort()).toEqual(['name', 'tag']);
-    expect(schemas.NewPlant.required?.sort()).toEqual(['id', 'name']);
-    expect(schemas.NewPlant.properties.id).toMatchObject({ type: 'integer', format: 'int64' });
-    expect(schemas.NewPlant.properties.tag).toMatchObject({ type: 'string' });
+    expect(schemas.Plant.properties.tag).toMatchObject({ type: 'string' });
+    // As in the specification: NewPlant is Plant (name required, tag optional) plus a required id.
+    const [plant, added] = schemas.NewPlant.allOf!;
+    expect(schemas.NewPlant.allOf).toHaveLength(2);
+    expect(plant).toEqual({ $ref: '#/components/schemas/Plant' });
+    expect(added.required).toEqual(['id']);
+    expect(Object.keys(added.properties)).toEqual(['id']);
+    expect(added.properties.id).toMatchObject({ type: 'integer', format: 'int64' });
     expect(schemas.Error.required?.sort()).toEqual(['error', 'message']);
     expect(schemas.Error.properties.error).toMatchObject({ type: 'integer', format: 'int32' });
     const limit = paths['/plants'].get!.parameters!.find((p) => 'name' in p && p.name === 'limit');
@@ -87,7 +94,7 @@ describe('OpenAPI document', () => {
       const responses = paths[path][method]!.responses as Record<string, { content?: unknown }>;
       for (const status of statuses) {
         expect(responses[status], `${method} ${path} ${status}`).toBeDefined();
-        if (Number(status) >= 400) expect(responses[status].content).toEqual(errorBody);
+        if (Number(status) >= 400) expect(responses[status].content).toMatchObject(errorBody);
       }
     }
     expect(paths['/plants'].post!.responses['200']).toMatchObject({

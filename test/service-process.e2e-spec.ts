@@ -2,18 +2,22 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkFetchResponse } from './support/openapi-validator.js';
 import { jsonText } from './support/plants-client.js';
 import { killHard, runServiceToExit, startService } from './support/service-process.js';
 import { createTestDatabase, databaseKinds, type TestDatabase } from './support/test-database.js';
 
 const TOKEN = 'pst_process-test-token-0123456789abcdefghijkl';
 
-const call = (url: string, method: string, path: string, body?: unknown) =>
-  fetch(url + path, {
+const call = async (url: string, method: string, path: string, body?: unknown) => {
+  const response = await fetch(url + path, {
     method,
     headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
     body: body === undefined ? undefined : jsonText(body),
   });
+  await checkFetchResponse(method, path, response);
+  return response;
+};
 
 describe.each(databaseKinds())('the built service (node dist/main.js) on %s', (kind) => {
   let database: TestDatabase;

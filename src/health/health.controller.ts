@@ -12,10 +12,7 @@ import { Public } from '../auth/public.decorator.js';
 import { ErrorDto } from '../common/errors/error.dto.js';
 import type { Environment } from '../config/environment.js';
 import { ShutdownState } from '../lifecycle/shutdown-state.js';
-
-const STATUS_OK = {
-  schema: { type: 'object', properties: { status: { type: 'string', example: 'ok' } } },
-};
+import { HealthStatusDto } from './health-status.dto.js';
 
 /** Probes for orchestrators and the compose healthcheck: public and never rate-limited. */
 @ApiTags('health')
@@ -31,10 +28,17 @@ export class HealthController {
   ) {}
 
   @Get('live')
-  @ApiOperation({ operationId: 'live', summary: 'The process is up' })
-  @ApiOkResponse({ description: 'Alive', ...STATUS_OK })
-  live(): { status: string } {
-    return { status: 'ok' };
+  @ApiOperation({
+    operationId: 'live',
+    summary: 'The process is up',
+    description:
+      'Liveness probe: answers 200 while the process serves HTTP, whatever the state of the database. Needs no token.',
+    // Public: an empty requirement says so in the document (no bearerAuth).
+    security: [],
+  })
+  @ApiOkResponse({ type: HealthStatusDto, description: 'Alive', example: new HealthStatusDto() })
+  live(): HealthStatusDto {
+    return new HealthStatusDto();
   }
 
   @Get('ready')
@@ -42,16 +46,26 @@ export class HealthController {
     operationId: 'ready',
     summary: 'The service takes requests',
     description:
-      'Ready while the database answers a ping in time and the process is not shutting down.',
+      'Readiness probe: answers 200 while the database answers a ping in time and the process is not shutting down, else 503. Needs no token.',
+    security: [],
   })
-  @ApiOkResponse({ description: 'Ready', ...STATUS_OK })
+  @ApiOkResponse({ type: HealthStatusDto, description: 'Ready', example: new HealthStatusDto() })
   @ApiServiceUnavailableResponse({
     type: ErrorDto,
-    description: 'Not ready: shutting down, or the database does not answer',
+    description: 'Not ready: shutting down, or the database does not answer in time',
+    headers: {
+      'Retry-After': {
+        description: 'Seconds to wait before asking again',
+        required: true,
+        schema: { type: 'string' },
+      },
+    },
+    example: new ErrorDto(503, 'not ready: the database does not answer'),
   })
-  async ready(): Promise<{ status: string }> {
-    if (this.shutdown.shuttingDown)
+  async ready(): Promise<HealthStatusDto> {
+    if (this.shutdown.shuttingDown) {
       throw new ServiceUnavailableException('not ready: shutting down');
+    }
     try {
       await this.health.check([
         () =>
@@ -62,6 +76,6 @@ export class HealthController {
     } catch {
       throw new ServiceUnavailableException('not ready: the database does not answer');
     }
-    return { status: 'ok' };
+    return new HealthStatusDto();
   }
 }

@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { composeSchema } from './compose-schemas.js';
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -17,8 +18,14 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       },
       'bearerAuth',
     )
+    // Relative: Swagger UI and clients call the server that serves the document.
+    .addServer('/', 'The server that serves this document')
+    .addTag('health', 'Liveness and readiness probes for orchestrators (public)')
+    .addTag('plants', 'Create, list and delete the plants of the caller (bearer token required)')
     .build();
-  return SwaggerModule.createDocument(app, config);
+  const document = SwaggerModule.createDocument(app, config);
+  composeSchema(document, 'NewPlant', 'Plant');
+  return document;
 }
 
 /** Swagger UI at /docs, the document at /docs-json and /docs-yaml; public routes. */

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import request from 'supertest';
+import type request from 'supertest';
 import { afterAll, beforeAll } from 'vitest';
 import { createApp } from '../../src/app.setup.js';
 import { TokensService } from '../../src/auth/tokens.service.js';
 import type { DatabaseKind } from '../../src/database/data-source-options.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
+import { validatedRequest } from './validated-request.js';
 
 export interface TestApp {
   app: NestFastifyApplication;
@@ -41,7 +42,8 @@ export async function startApp(
   return {
     app,
     database,
-    http: () => request(app.getHttpServer()),
+    // Every response is checked against openapi.json (see validated-request.ts).
+    http: () => validatedRequest(app.getHttpServer()),
     tokenFor,
     newCaller: async () => {
       const owner = `owner-${randomBytes(5).toString('hex')}`;

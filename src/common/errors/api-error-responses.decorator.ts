@@ -2,43 +2,111 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
 import { ErrorDto } from './error.dto.js';
 
-const DESCRIPTIONS = {
-  400: 'The request is invalid; the message says which field and why',
-  401: 'No bearer token, or the token is unknown or revoked (see WWW-Authenticate)',
-  500: 'An unexpected fault; the cause is logged, never sent',
-  503: 'The database is unavailable; retry after the Retry-After seconds',
-};
+interface HeaderObject {
+  description: string;
+  required: boolean;
+  schema: { type: 'string' };
+}
 
-type SharedStatus = keyof typeof DESCRIPTIONS;
+interface ErrorStatusDoc {
+  description: string;
+  headers?: Record<string, HeaderObject>;
+  /** Messages the service really sends with this status, whatever the operation. */
+  messages?: string[];
+}
 
-const HEADERS: Partial<
-  Record<SharedStatus, Record<string, { description: string; schema: { type: 'string' } }>>
-> = {
+const ERRORS = {
+  400: { description: 'The request is invalid; the message says which field and why' },
   401: {
-    'WWW-Authenticate': {
-      description:
-        'Bearer realm="plants", with error="invalid_token" when the token is unknown or revoked',
-      schema: { type: 'string' },
+    description: 'No bearer token, or the token is unknown or revoked (see WWW-Authenticate)',
+    headers: {
+      'WWW-Authenticate': {
+        description:
+          'Bearer realm="plants", with error="invalid_token" when the token is unknown or revoked',
+        required: true,
+        schema: { type: 'string' },
+      },
     },
+    messages: [
+      'a bearer token is required: send "Authorization: Bearer <token>"',
+      'the bearer token is unknown or revoked',
+    ],
+  },
+  404: { description: 'The caller has no plant with this id' },
+  409: { description: 'The id is already used by this owner for a different plant' },
+  413: {
+    description: 'The body is larger than the limit',
+    messages: ['request body is too large'],
+  },
+  415: {
+    description: 'The body is not application/json',
+    messages: ['unsupported Content-Type: send the body as application/json'],
+  },
+  429: {
+    description:
+      "The token owner's request budget, or this client's failed-authentication budget, is spent; retry after the Retry-After seconds",
+    headers: {
+      'Retry-After': {
+        description: 'Seconds to wait before retrying',
+        required: true,
+        schema: { type: 'string' },
+      },
+    },
+    messages: [
+      'too many requests: retry after the number of seconds in Retry-After',
+      'too many failed authentications from this client: retry after the number of seconds in Retry-After',
+    ],
+  },
+  500: {
+    description: 'An unexpected fault; the cause is logged, never sent',
+    messages: ['internal server error'],
   },
   503: {
-    'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'string' } },
+    description: 'The database is unavailable; retry after the Retry-After seconds',
+    headers: {
+      'Retry-After': {
+        description: 'Seconds to wait before retrying',
+        required: true,
+        schema: { type: 'string' },
+      },
+    },
+    messages: ['the database is unavailable; retry the request later'],
   },
-};
+} satisfies Record<number, ErrorStatusDoc>;
 
-/** Documents the Error responses that several operations share. */
-export function ApiErrorResponses(...statuses: SharedStatus[]): MethodDecorator {
-  return applyDecorators(
-    ...statuses.map((status) =>
-      ApiResponse({
-        status,
-        type: ErrorDto,
-        description: DESCRIPTIONS[status],
-        headers: HEADERS[status],
-      }),
-    ),
+export type ErrorStatus = keyof typeof ERRORS;
+
+/**
+ * The Error responses of one operation, keyed by status. A status maps to the
+ * messages the operation sends with it (shown as examples), or to `true` for
+ * the service-wide messages of that status.
+ */
+export type OperationErrors = { [S in ErrorStatus]?: true | string[] };
+
+function examplesOf(status: number, messages: string[]) {
+  return Object.fromEntries(
+    messages.map((message, i) => [
+      `${status}-${i + 1}`,
+      { summary: message, value: new ErrorDto(status, message) },
+    ]),
   );
 }
 
-/** The errors every authenticated operation can answer. */
-export const COMMON_ERRORS: SharedStatus[] = [400, 401, 500, 503];
+/** Documents each Error response of an operation, with its headers and example bodies. */
+export function ApiErrorResponses(errors: OperationErrors): MethodDecorator {
+  return applyDecorators(
+    ...Object.entries(errors).map(([key, given]) => {
+      const status = Number(key) as ErrorStatus;
+      const doc: ErrorStatusDoc = ERRORS[status];
+      const messages = given === true ? doc.messages : given;
+      if (!messages?.length) throw new Error(`Error ${status} needs example messages`);
+      return ApiResponse({
+        status,
+        type: ErrorDto,
+        description: doc.description,
+        headers: doc.headers,
+        examples: examplesOf(status, messages),
+      });
+    }),
+  );
+}

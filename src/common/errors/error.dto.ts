@@ -13,6 +13,7 @@ export class ErrorDto {
 
   @ApiProperty({
     description: 'What was wrong, in words a client developer can act on',
+    minLength: 1,
     example: 'name must not be empty',
   })
   message: string;

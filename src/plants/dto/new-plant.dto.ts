@@ -5,7 +5,11 @@ import { IsStorableText } from '../../common/validation/text.validators.js';
 import { NAME_RULE, TAG_RULE } from './plant.dto.js';
 
 /** The body of POST /plants. Any other property is a 400 that names it. */
-@ApiSchema({ name: 'NewPlant' })
+@ApiSchema({
+  name: 'NewPlant',
+  description:
+    'The body sent when creating a plant: every field of Plant, with the same rules, and its id. "tag": null is taken as no tag.',
+})
 export class NewPlantDto {
   @ApiProperty({
     type: 'integer',
@@ -28,7 +32,7 @@ export class NewPlantDto {
 
   @ApiPropertyOptional({
     type: 'string',
-    description: 'Tag that specifies the type of the plant (null is taken as no tag)',
+    description: 'Tag that specifies the type of the plant',
     maxLength: TAG_RULE.maxCodePoints,
     example: 'tropical',
   })

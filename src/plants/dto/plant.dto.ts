@@ -15,7 +15,7 @@ export class PlantDto {
   name: string;
 
   @ApiPropertyOptional({
-    description: 'Tag that specifies the type of the plant; left out when the plant has none',
+    description: 'Tag that specifies the type of the plant; absent when the plant has none',
     maxLength: TAG_RULE.maxCodePoints,
     example: 'tropical',
   })

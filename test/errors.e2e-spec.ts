@@ -27,6 +27,23 @@ describe.each(databaseKinds())('errors on %s', (kind) => {
     expectError(response, response.status);
   });
 
+  it.each([
+    ['an unknown route', '/nothing-here'],
+    ['a trailing slash', '/plants/'],
+    ['a malformed URL', '/%E0%A4%A'],
+    ['an over-long path parameter', `/plants/${'9'.repeat(200)}`],
+  ])(
+    'the error for %s never repeats the query string, which may carry ?access_token=',
+    async (_, path) => {
+      const token = await t.current.tokenFor('query-echo');
+      const response = await t.current.http().get(`${path}?access_token=${token}`);
+      expect(response.status).toBeGreaterThanOrEqual(400);
+      expectError(response, response.status);
+      expect(response.text).not.toContain(token);
+      expect(response.text).not.toContain('access_token');
+    },
+  );
+
   it('a server fault is a 500 that reveals no SQL, driver message or stack', async () => {
     const { auth } = await t.current.newCaller();
     const dataSource = t.current.app.get(DataSource);

@@ -1,6 +1,6 @@
 import { ArgumentsHost, Logger, NotFoundException } from '@nestjs/common';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { HttpErrorFilter } from './http-error.filter.js';
+import { HttpErrorFilter, withoutQueryString } from './http-error.filter.js';
 
 function fakeHost(url = '/plants?access_token=pst_secret', headersSent = false) {
   const sent: {
@@ -50,6 +50,23 @@ describe('HttpErrorFilter', () => {
       error: 404,
       message: 'no plant with id 3',
     });
+  });
+
+  it('never repeats the query string (it may carry ?access_token=) in an error body', () => {
+    const url = '/nope?access_token=pst_secret%2Fx';
+    const { host, sent } = fakeHost(url);
+    new HttpErrorFilter().catch(new NotFoundException(`Cannot GET ${url}`), host);
+    expect(sent.status).toBe(404);
+    expect(JSON.parse(JSON.stringify(sent.body))).toEqual({
+      error: 404,
+      message: 'Cannot GET /nope',
+    });
+    expect(withoutQueryString("'/a?t=pst_x/y' is not valid", '/a?t=pst_x%2Fy')).toBe(
+      "'/a' is not valid",
+    );
+    expect(withoutQueryString('no plant with id 3', '/plants/3?x=%E0%A4%A')).toBe(
+      'no plant with id 3',
+    );
   });
 
   it('logs the cause of a 500 with its stack, but not the query string', () => {

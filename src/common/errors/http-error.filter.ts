@@ -1,8 +1,27 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { toErrorResponse } from './error-response.js';
+import { ErrorDto } from './error.dto.js';
 
 const logger = new Logger('HttpError');
+
+/**
+ * Some messages quote the URL (Nest's "Cannot GET /x?..." for an unknown
+ * route, Fastify's "'/x?...' is not a valid url component"). A query string
+ * may carry a token (?access_token=), so an error body never repeats it.
+ */
+export function withoutQueryString(message: string, url: string): string {
+  const queryAt = url.indexOf('?');
+  if (queryAt < 0 || queryAt === url.length - 1) return message;
+  const query = url.slice(queryAt);
+  let decoded = query;
+  try {
+    decoded = decodeURIComponent(query);
+  } catch {
+    // Not decodable: only the raw form can have been quoted.
+  }
+  return message.split(query).join('').split(decoded).join('');
+}
 
 /**
  * Answers an error in the contract's shape and logs the cause of server-side
@@ -11,6 +30,7 @@ const logger = new Logger('HttpError');
  */
 export function sendError(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
   const { status, body, headers, logCause } = toErrorResponse(exception);
+  const message = withoutQueryString(body.message, request.url);
   if (logCause) {
     const stack = exception instanceof Error ? exception.stack : String(exception);
     // The path only: a query string may carry a token (?access_token=).
@@ -27,7 +47,7 @@ export function sendError(exception: unknown, request: FastifyRequest, reply: Fa
     .status(status)
     .headers(headers)
     .header('content-type', 'application/json; charset=utf-8')
-    .send(body);
+    .send(message === body.message ? body : new ErrorDto(status, message));
 }
 
 /**

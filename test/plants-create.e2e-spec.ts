@@ -97,6 +97,12 @@ describe.each(databaseKinds())('POST /plants on %s', (kind) => {
     ],
     ['a __proto__ property', '{"id": 1, "name": "x", "__proto__": {"admin": true}}', /__proto__/],
     ['malformed JSON', '{"id": 1, "name": ', /not valid JSON/],
+    // Used to be a 500: the nested value overflowed the stack after parsing.
+    [
+      'a deeply nested tag',
+      `{"id": 1, "name": "x", "tag": ${'['.repeat(1500)}1${']'.repeat(1500)}}`,
+      /nested too deeply/,
+    ],
     ['duplicate keys', '{"id": 1, "id": 2, "name": "x"}', /not valid JSON.*Duplicate key/],
     ['a JSON array', '[{"id": 1, "name": "x"}]', /must be a JSON object/],
     ['JSON null', 'null', /must be a JSON object/],

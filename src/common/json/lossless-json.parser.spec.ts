@@ -1,6 +1,6 @@
 import { BadRequestException } from '@nestjs/common';
 import { describe, expect, it } from 'vitest';
-import { parseJsonBody } from './lossless-json.parser.js';
+import { MAX_JSON_DEPTH, parseJsonBody } from './lossless-json.parser.js';
 
 const badRequest = (body: string | Buffer): string => {
   try {
@@ -39,6 +39,17 @@ describe('parseJsonBody', () => {
   ])('rejects %j with a 400', (body, message) => {
     expect(badRequest(body)).toMatch(message);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('rejects nesting deeper than MAX_JSON_DEPTH, counting only brackets outside strings', () => {
+    const nested = (depth: number) => '{"a":'.repeat(depth - 1) + '[1]' + '}'.repeat(depth - 1);
+    expect(parseJsonBody(nested(MAX_JSON_DEPTH))).toBeTypeOf('object');
+    expect(badRequest(nested(MAX_JSON_DEPTH + 1))).toMatch(/nested too deeply/);
+    expect(badRequest(`{"tag": ${'['.repeat(100_000)}${']'.repeat(100_000)}}`)).toMatch(
+      /nested too deeply/,
+    );
+    const brackets = JSON.stringify(`${'[{'.repeat(100)}\\"${'['.repeat(100)}`);
+    expect(parseJsonBody(`{"name": ${brackets}}`)).toEqual({ name: JSON.parse(brackets) });
   });
 
   it('rejects bytes that are not UTF-8', () => {

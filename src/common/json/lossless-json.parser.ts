@@ -13,10 +13,38 @@ function rejectPrototypeKeys(this: unknown, key: string, value: unknown): unknow
 }
 
 /**
+ * Deepest nesting of arrays and objects a body may have. Every body this API
+ * takes is flat; past this, the recursive layers after the parser (object
+ * mapping, validation) would exhaust the stack and answer 500.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/** Whether the JSON text nests arrays and objects deeper than `max`; one pass, strings skipped. */
+function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text.charCodeAt(i);
+    if (inString) {
+      if (char === 0x5c /* \ */) i += 1;
+      else if (char === 0x22 /* " */) inString = false;
+    } else if (char === 0x22) {
+      inString = true;
+    } else if (char === 0x5b /* [ */ || char === 0x7b /* { */) {
+      depth += 1;
+      if (depth > max) return true;
+    } else if (char === 0x5d /* ] */ || char === 0x7d /* } */) {
+      depth -= 1;
+    }
+  }
+  return false;
+}
+
+/**
  * Parses a JSON request body without losing integer precision: integral
  * numbers become bigints (see parseJsonNumber), everything else is as
- * JSON.parse would give it. Invalid UTF-8, duplicate keys, prototype keys
- * and a body that is not a JSON object are a 400.
+ * JSON.parse would give it. Invalid UTF-8, duplicate keys, prototype keys,
+ * nesting deeper than MAX_JSON_DEPTH and a body that is not a JSON object are a 400.
  */
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -29,6 +57,11 @@ export function parseJsonBody(body: Buffer | string): unknown {
   }
   if (text.trim() === '') {
     throw new BadRequestException('request body is empty: send a JSON object');
+  }
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) {
+    throw new BadRequestException(
+      `request body is nested too deeply: at most ${MAX_JSON_DEPTH} levels of arrays and objects`,
+    );
   }
   let value: unknown;
   try {

@@ -63,6 +63,13 @@ describe.each(databaseKinds())('GET /plants on %s', (kind) => {
       400,
       /colour/,
     );
+    for (const name of ['toString', 'hasOwnProperty', '__proto__', 'constructor']) {
+      expectError(
+        await t.current.http().get(`/plants?${name}=1`).set('Authorization', auth),
+        400,
+        new RegExp(`property ${name} should not exist`),
+      );
+    }
   });
 
   it('sends a list longer than one page as one valid JSON array, in order, with and without limit', async () => {

@@ -1,4 +1,9 @@
-import { BadRequestException, ValidationPipe, type ValidationError } from '@nestjs/common';
+import {
+  type ArgumentMetadata,
+  BadRequestException,
+  ValidationPipe,
+  type ValidationError,
+} from '@nestjs/common';
 
 function messages(error: ValidationError, path: string[] = []): string[] {
   const here = [...path, error.property];
@@ -10,12 +15,31 @@ function messages(error: ValidationError, path: string[] = []): string[] {
 }
 
 /**
+ * class-transformer skips a key that names an inherited member of the DTO
+ * (`toString`, `hasOwnProperty`, `__proto__`, ...), so the whitelist never
+ * sees it and it was silently dropped. It is an unknown property all the same.
+ */
+class StrictValidationPipe extends ValidationPipe {
+  override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
+    if (metadata.type !== 'custom' && typeof value === 'object' && value !== null) {
+      const inherited = Object.keys(value).filter((key) => key in Object.prototype);
+      if (inherited.length > 0) {
+        throw new BadRequestException(
+          inherited.map((key) => `property ${key} should not exist`).join('; '),
+        );
+      }
+    }
+    return super.transform(value, metadata) as Promise<unknown>;
+  }
+}
+
+/**
  * The one validation pipe of the app (registered as APP_PIPE): unknown
  * properties are errors that name the property, values are transformed into
  * the DTO's types, and the 400's message lists every problem, field by field.
  */
 export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+  return new StrictValidationPipe({
     transform: true,
     whitelist: true,
     forbidNonWhitelisted: true,

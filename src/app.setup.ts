@@ -6,6 +6,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
+import { answerClientError } from './common/errors/client-error.handler.js';
 import { sendError } from './common/errors/http-error.filter.js';
 import { parseJsonBody } from './common/json/lossless-json.parser.js';
 import type { Environment } from './config/environment.js';
@@ -47,6 +48,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
     // Errors Fastify raises before routing (e.g. a malformed URL) get the contract's shape too.
     frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) =>
       sendError(error, request, reply),
+    // And so do requests that Node's HTTP parser refuses before Fastify sees them.
+    clientErrorHandler: answerClientError,
   });
   // Before Nest adds its middleware (pino-http), which reads the id and route.
   installRequestContext(adapter.getInstance());

@@ -1,0 +1,81 @@
+import { connect } from 'node:net';
+import type { Answer } from './hostile-answer.js';
+import type { HostileRequest } from './hostile-requests.js';
+
+/** What came back on a raw connection: an HTTP answer, or nothing before the server closed. */
+export type RawAnswer =
+  (Answer & { answered: true; raw: string }) | { answered: false; raw: string };
+
+function decodeChunked(body: Buffer): Buffer {
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (;;) {
+    const lineEnd = body.indexOf('\r\n', at);
+    if (lineEnd < 0) break;
+    const size = parseInt(body.subarray(at, lineEnd).toString('latin1'), 16);
+    if (!(size > 0)) break;
+    parts.push(body.subarray(lineEnd + 2, lineEnd + 2 + size));
+    at = lineEnd + 2 + size + 2;
+  }
+  return Buffer.concat(parts);
+}
+
+function parseAnswer(bytes: Buffer): RawAnswer {
+  const raw = bytes.toString('latin1');
+  const headEnd = bytes.indexOf('\r\n\r\n');
+  const match = /^HTTP\/1\.[01] (\d{3})/.exec(raw);
+  if (headEnd < 0 || !match) return { answered: false, raw };
+  const lines = bytes.subarray(0, headEnd).toString('latin1').split('\r\n').slice(1);
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(':');
+    headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  let body = bytes.subarray(headEnd + 4);
+  if (/chunked/i.test(headers['transfer-encoding'] ?? '')) body = decodeChunked(body);
+  return { answered: true, status: Number(match[1]), headers, body: body.toString('utf8'), raw };
+}
+
+/**
+ * Writes bytes on a new TCP connection and reads until the server closes it
+ * (or `timeoutMs` passes): for requests no HTTP client library would send.
+ * With `end`, the client closes its side after writing (a request cut short).
+ */
+export function sendRaw(
+  port: number,
+  bytes: Buffer,
+  { end = false, timeoutMs = 5000 } = {},
+): Promise<RawAnswer> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    const socket = connect(port, '127.0.0.1');
+    const done = () => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(parseAnswer(Buffer.concat(chunks)));
+    };
+    const timer = setTimeout(done, timeoutMs);
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('close', done);
+    socket.on('error', () => undefined);
+    socket.write(bytes);
+    if (end) socket.end();
+  });
+}
+
+/** A request as HTTP/1.1 bytes, with a correct Content-Length and Connection: close. */
+export function requestBytes(request: HostileRequest): Buffer {
+  const body =
+    request.body === undefined
+      ? Buffer.alloc(0)
+      : Buffer.isBuffer(request.body)
+        ? request.body
+        : Buffer.from(request.body, 'utf8');
+  const headers = Object.entries(request.headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  const length = request.body === undefined ? '' : `content-length: ${body.length}\r\n`;
+  const head = `${request.method} ${request.url} HTTP/1.1\r\nhost: 127.0.0.1\r\n${headers}${length}connection: close\r\n\r\n`;
+  // Header values travel as bytes: write them as UTF-8, as a careless client would.
+  return Buffer.concat([Buffer.from(head, 'utf8'), body]);
+}

@@ -70,8 +70,11 @@ export function runServiceToExit(
   return new Promise((resolveExit) => child.on('exit', (code) => resolveExit({ code, output })));
 }
 
+/** SIGKILL, then waits for the exit; returns at once when the process is already gone. */
 export async function killHard(service: ServiceProcess): Promise<void> {
-  const exited = new Promise((resolveExit) => service.child.once('exit', resolveExit));
-  service.child.kill('SIGKILL');
+  const { child } = service;
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
+  child.kill('SIGKILL');
   await exited;
 }

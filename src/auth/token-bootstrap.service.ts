@@ -1,6 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Environment } from '../config/environment.js';
+import { isUniqueViolation } from '../database/database-errors.js';
 import { TokensService } from './tokens.service.js';
 
 /**
@@ -39,8 +40,14 @@ export class TokenBootstrapService implements OnApplicationBootstrap {
   private async ensureBootstrapToken(token: string, owner: string): Promise<void> {
     const existing = await this.tokens.findByToken(token);
     if (!existing) {
-      await this.tokens.issue(owner, 'BOOTSTRAP_TOKEN', token);
-      this.logger.log(`BOOTSTRAP_TOKEN registered for owner "${owner}"`);
+      try {
+        await this.tokens.issue(owner, 'BOOTSTRAP_TOKEN', token);
+        this.logger.log(`BOOTSTRAP_TOKEN registered for owner "${owner}"`);
+      } catch (error) {
+        // Several instances starting at once all find no token; the first insert wins.
+        if (!isUniqueViolation(error)) throw error;
+        this.logger.log('BOOTSTRAP_TOKEN was registered by another instance starting at once');
+      }
     } else if (existing.revokedAt !== null) {
       this.logger.warn('BOOTSTRAP_TOKEN was revoked and stays revoked; unset or change it');
     } else if (existing.owner !== owner) {

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 
 /** Arbitrary, fixed key of the PostgreSQL advisory lock that serialises migrations. */
-const MIGRATION_LOCK_KEY = 4_242_001;
+export const MIGRATION_LOCK_KEY = 4_242_001;
 
 /**
  * Runs pending migrations, all in one transaction. On PostgreSQL several

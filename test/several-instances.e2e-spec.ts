@@ -1,0 +1,175 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MIGRATION_LOCK_KEY } from '../src/database/run-migrations.js';
+import { killHard, type ServiceProcess, startService } from './support/service-process.js';
+import { createTestDatabase, databaseKinds, type TestDatabase } from './support/test-database.js';
+
+const TOKEN_CLI = resolve('dist/auth/token.main.js');
+
+/** Runs the token command line as `npm run -s token` does, and returns what it printed. */
+function tokenCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [TOKEN_CLI, ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })));
+}
+
+const create = (url: string, token: string, id: number, name: string) =>
+  fetch(`${url}/plants`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ id, name }),
+  });
+
+const list = (url: string, token: string) =>
+  fetch(`${url}/plants`, { headers: { authorization: `Bearer ${token}` } });
+
+describe.skipIf(!databaseKinds().includes('postgres'))(
+  'two service processes on one PostgreSQL database',
+  () => {
+    const BOOTSTRAP = 'pst_two-instances-token-0123456789abcdefghijk';
+    let database: TestDatabase;
+    let dirs: string[] = [];
+    let services: ServiceProcess[] = [];
+    let env: Record<string, string>;
+
+    let waitedForTheLock = 0;
+
+    /**
+     * Two processes never boot in step on a busy machine. To make them start
+     * "together" where it matters, the test holds the migration lock until both
+     * are waiting for it, then lets go: they race for it from the same instant.
+     */
+    async function startTogether(
+      startEnv: Record<string, string>,
+    ): Promise<{ started: ServiceProcess[]; waiting: number }> {
+      const holder = new pg.Client({ connectionString: database.url });
+      await holder.connect();
+      try {
+        await holder.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+        const starting = dirs.map((dir) => startService(dir, startEnv));
+        // Awaited below; a start that fails before then must not be an unhandled rejection.
+        for (const start of starting) void start.catch(() => undefined);
+        let waiting = 0;
+        const deadline = Date.now() + 60_000;
+        while (waiting < 2 && Date.now() < deadline) {
+          await new Promise((resolveWait) => setTimeout(resolveWait, 100));
+          const { rows } = await holder.query<{ waiting: string }>(
+            `SELECT count(*) AS waiting FROM pg_locks
+             WHERE locktype = 'advisory' AND objid = $1 AND NOT granted`,
+            [MIGRATION_LOCK_KEY],
+          );
+          waiting = Number(rows[0].waiting);
+        }
+        await holder.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+        return { started: await Promise.all(starting), waiting };
+      } finally {
+        await holder.end();
+      }
+    }
+
+    beforeAll(async () => {
+      database = await createTestDatabase('postgres');
+      dirs = await Promise.all([0, 1].map(() => mkdtemp(join(tmpdir(), 'plant-store-two-'))));
+      env = { NODE_ENV: 'production', DATABASE_URL: database.url, BOOTSTRAP_TOKEN: BOOTSTRAP };
+      const { started, waiting } = await startTogether(env);
+      services = started;
+      waitedForTheLock = waiting;
+    });
+
+    afterAll(async () => {
+      for (const service of services) await killHard(service);
+      await database?.drop();
+      for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+    });
+
+    it('both start on an empty database at the same moment: the migration runs once, and neither fails', async () => {
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ name: string }>('SELECT name FROM migrations');
+        expect(rows.map((row) => row.name)).toEqual(['InitialSchema1732262400000']);
+      } finally {
+        await client.end();
+      }
+      // Both were held at the lock, so both really raced for the migration.
+      expect(waitedForTheLock).toBe(2);
+      for (const service of services) {
+        expect(service.output()).not.toMatch(/error|already exists/i);
+        expect((await fetch(`${service.url}/health/ready`)).status).toBe(200);
+      }
+    });
+
+    it('of racing creates of one id spread across both, exactly one is a 200; exact replays are all 200s', async () => {
+      const ids = 20;
+      const racers = 8;
+      const outcomes = await Promise.all(
+        Array.from({ length: ids }, async (_, id) => {
+          const responses = await Promise.all(
+            Array.from({ length: racers }, (_, racer) =>
+              create(services[racer % 2].url, BOOTSTRAP, id, `id ${id} racer ${racer}`),
+            ),
+          );
+          const statuses = responses.map((response) => response.status);
+          const winner = responses.findIndex((response) => response.status === 200);
+          return { statuses, winnerName: `id ${id} racer ${winner}` };
+        }),
+      );
+      for (const { statuses } of outcomes) {
+        expect(statuses.filter((status) => status === 200)).toHaveLength(1);
+        expect(statuses.filter((status) => status === 409)).toHaveLength(racers - 1);
+      }
+      const replays = await Promise.all(
+        Array.from({ length: racers }, (_, racer) =>
+          create(services[racer % 2].url, BOOTSTRAP, 1000, 'the same plant'),
+        ),
+      );
+      expect(replays.map((response) => response.status)).toEqual(Array(racers).fill(200));
+      for (const service of services) {
+        const listed = (await (await list(service.url, BOOTSTRAP)).json()) as Array<{
+          name: string;
+        }>;
+        expect(listed.map((plant) => plant.name)).toEqual([
+          ...outcomes.map((outcome) => outcome.winnerName),
+          'the same plant',
+        ]);
+      }
+    });
+
+    it('a token revoked through the command line is refused by both on the next request', async () => {
+      const cliEnv = { NODE_ENV: 'production', DATABASE_URL: database.url };
+      const created = await tokenCli(['create', '--owner', 'revokee'], cliEnv);
+      expect(created.code, created.stderr).toBe(0);
+      const token = created.stdout.trim();
+      for (const service of services) expect((await list(service.url, token)).status).toBe(200);
+
+      const listed = await tokenCli(['list'], cliEnv);
+      const id = listed.stdout
+        .split('\n')
+        .find((line) => line.includes('\trevokee\t'))!
+        .split('\t')[0];
+      const revoked = await tokenCli(['revoke', id], cliEnv);
+      expect(revoked.code, revoked.stderr).toBe(0);
+
+      for (const service of services) {
+        const refused = await list(service.url, token);
+        expect(refused.status).toBe(401);
+        expect(refused.headers.get('www-authenticate')).toBe(
+          'Bearer realm="plants", error="invalid_token"',
+        );
+      }
+    });
+  },
+);

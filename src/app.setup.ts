@@ -66,7 +66,16 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
   app.useBodyParser(
     'application/json',
     { bodyLimit: env.BODY_LIMIT_BYTES },
-    (_request: unknown, body: Buffer, done: (error: Error | null, parsed?: unknown) => void) => {
+    (
+      request: FastifyRequest,
+      body: Buffer,
+      done: (error: Error | null, parsed?: unknown) => void,
+    ) => {
+      // DELETE takes no body; clients that always send a JSON Content-Type send an empty one.
+      if (request.method === 'DELETE' && body.length === 0) {
+        done(null, undefined);
+        return;
+      }
       let parsed: unknown;
       try {
         parsed = parseJsonBody(body);

@@ -20,6 +20,17 @@ describe.each(databaseKinds())('DELETE /plants/{id} on %s', (kind) => {
     expect((await plants.list()).body).toEqual([{ name: 'Mint' }]);
   });
 
+  it('answers 204 when the client sends Content-Type: application/json with no body', async () => {
+    const { auth } = await t.current.newCaller();
+    await plantsClient(t.current, auth).create({ id: 6, name: 'Dill' });
+    const response = await t.current
+      .http()
+      .delete('/plants/6')
+      .set('Authorization', auth)
+      .set('Content-Type', 'application/json');
+    expect(response.status, response.text).toBe(204);
+  });
+
   it('answers 404 for an unknown id, and for a plant already deleted', async () => {
     const plants = await caller();
     expectError(await plants.remove(99), 404, /no plant with id 99/);

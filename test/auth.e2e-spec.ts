@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { describe, expect, it } from 'vitest';
 import { TokensService } from '../src/auth/tokens.service.js';
@@ -90,6 +90,10 @@ describe.each(databaseKinds())('authentication and owner isolation on %s', (kind
     const stored = JSON.stringify(rows);
     expect(stored).not.toContain(token);
     expect(stored).not.toContain(token.slice(4));
+    // What is there is the SHA-256 of the token, and every row holds a hash of that form.
+    const sha256 = createHash('sha256').update(token).digest('hex');
+    expect(rows.filter((row) => row.token_hash === sha256)).toHaveLength(1);
+    for (const row of rows) expect(row.token_hash).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('keeps owners apart: list, create of the same id, and delete', async () => {

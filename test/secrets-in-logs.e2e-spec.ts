@@ -1,0 +1,133 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadBetterSqlite3 } from '../src/database/better-sqlite3.js';
+import { runTokenCli } from '../src/auth/token-cli.js';
+import { killHard, type ServiceProcess, startService } from './support/service-process.js';
+import { createTestDatabase, databaseKinds, type TestDatabase } from './support/test-database.js';
+
+const BOOTSTRAP = `pst_${randomBytes(32).toString('base64url')}`;
+
+/** Runs one statement on the service's database behind its back, to break it on purpose. */
+async function sqlBehindTheService(database: TestDatabase, statement: string): Promise<void> {
+  if (database.kind === 'sqlite') {
+    const db = new (loadBetterSqlite3())(database.url.slice('sqlite:'.length));
+    try {
+      db.exec(statement);
+    } finally {
+      db.close();
+    }
+    return;
+  }
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+describe.each(databaseKinds())(
+  'secrets in the logs and error bodies of the built service on %s',
+  (kind) => {
+    let database: TestDatabase;
+    let cwd: string;
+    let service: ServiceProcess;
+    const env = () => ({ NODE_ENV: 'production', DATABASE_URL: database.url });
+
+    beforeAll(async () => {
+      database = await createTestDatabase(kind);
+      cwd = await mkdtemp(join(tmpdir(), 'plant-store-logs-'));
+      service = await startService(cwd, { ...env(), BOOTSTRAP_TOKEN: BOOTSTRAP });
+    });
+    afterAll(async () => {
+      if (service) await killHard(service);
+      await database?.drop();
+      await rm(cwd, { recursive: true, force: true });
+    });
+
+    it('no token or Authorization header appears in the output, with valid, unknown and revoked tokens, tokens in URLs, and 500s', async () => {
+      const out: string[] = [];
+      const io = { out: (line: string) => out.push(line), err: () => undefined };
+      expect(await runTokenCli(['create', '--owner', 'leaker'], io, env())).toBe(0);
+      expect(await runTokenCli(['create', '--owner', 'leaker'], io, env())).toBe(0);
+      const [valid, revoked] = out.splice(0);
+      await runTokenCli(['list'], io, env());
+      const revokedId = out.filter((line) => line.includes('\tleaker\t'))[1].split('\t')[0];
+      expect(await runTokenCli(['revoke', revokedId], io, env())).toBe(0);
+      const unknown = `pst_${randomBytes(32).toString('base64url')}`;
+      const basic = Buffer.from(`leaker:${valid}`).toString('base64');
+      const secrets = [BOOTSTRAP, valid, revoked, unknown, basic];
+
+      const bodies: string[] = [];
+      const statuses: number[] = [];
+      const call = async (path: string, authorization?: string, method = 'GET', body?: string) => {
+        const headers: Record<string, string> = { 'content-type': 'application/json' };
+        if (authorization !== undefined) headers.authorization = authorization;
+        const response = await fetch(service.url + path, { method, headers, body });
+        bodies.push(await response.text());
+        statuses.push(response.status);
+        return response.status;
+      };
+      const plant = (id: number) => JSON.stringify({ id, name: `p${id}` });
+
+      // Valid, unknown, revoked and malformed credentials.
+      expect(await call('/plants', `Bearer ${valid}`, 'POST', plant(1))).toBe(200);
+      expect(await call('/plants', `Bearer ${valid}`)).toBe(200);
+      expect(await call('/plants/1', `Bearer ${valid}`, 'DELETE')).toBe(204);
+      expect(await call('/plants', `Bearer ${unknown}`)).toBe(401);
+      expect(await call('/plants', `Bearer ${revoked}`, 'POST', plant(2))).toBe(401);
+      expect(await call('/plants', `Basic ${basic}`)).toBe(401);
+      expect(await call('/plants', `Bearer ${valid} ${valid}`)).toBe(401);
+      expect(await call('/plants', `Bearer ${valid}`, 'POST', `{"id":1,"name":"${valid}`)).toBe(
+        400,
+      );
+      // Tokens in URLs and bodies, which the service never reads.
+      expect(await call(`/plants?access_token=${valid}`)).toBe(401);
+      expect(await call(`/plants?access_token=${valid}`, `Bearer ${valid}`)).toBe(400);
+      expect(await call(`/nowhere?access_token=${valid}`, `Bearer ${valid}`)).toBe(404);
+      expect(await call(`/%E0%A4%A?access_token=${valid}`)).toBe(400);
+      expect(await call(`/plants/${'9'.repeat(200)}?access_token=${valid}`, 'x', 'DELETE')).toBe(
+        414,
+      );
+      const tokenInBody = JSON.stringify({ id: 3, name: 'x', access_token: valid });
+      expect(await call('/plants', undefined, 'POST', tokenInBody)).toBe(401);
+      // Server faults while a token is in flight: in the plant query, and in the token lookup itself.
+      await sqlBehindTheService(database, 'ALTER TABLE plants RENAME TO plants_away');
+      try {
+        expect(await call('/plants', `Bearer ${valid}`)).toBe(500);
+        expect(await call('/plants', `Bearer ${valid}`, 'POST', plant(4))).toBe(500);
+      } finally {
+        await sqlBehindTheService(database, 'ALTER TABLE plants_away RENAME TO plants');
+      }
+      await sqlBehindTheService(database, 'ALTER TABLE api_tokens RENAME TO api_tokens_away');
+      try {
+        for (const token of [valid, revoked, unknown]) {
+          expect(await call(`/plants?access_token=${token}`, `Bearer ${token}`)).toBe(500);
+        }
+      } finally {
+        await sqlBehindTheService(database, 'ALTER TABLE api_tokens_away RENAME TO api_tokens');
+      }
+      expect(await call('/plants', `Bearer ${valid}`)).toBe(200);
+
+      const output = service.output();
+      // The capture works: the five 500s were logged, with their causes.
+      expect(output.split('\n').filter((line) => / -> 500/.test(line))).toHaveLength(5);
+      expect(output).toMatch(/plants_away|no such table|does not exist/);
+      for (const secret of secrets) {
+        expect(output).not.toContain(secret);
+        expect(output).not.toContain(secret.slice(4));
+        for (const body of bodies) expect(body).not.toContain(secret.slice(4));
+      }
+      // No header echoed either ("BearerStrategy" in a stack frame is fine), and no
+      // ?access_token= value (the request log may name the parameter, redacted).
+      expect(output).not.toMatch(/authorization"?\s*[:=]|bearer\s+\S/i);
+      expect(output).not.toMatch(/access_token=(?!%5BREDACTED%5D)/);
+      expect(statuses.filter((status) => status >= 400)).toHaveLength(statuses.length - 4);
+    }, 60_000);
+  },
+);

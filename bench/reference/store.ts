@@ -1,0 +1,127 @@
+import Database from 'better-sqlite3';
+import pg from 'pg';
+
+export interface PlantRow {
+  name: string;
+  tag: string | null;
+}
+
+/** The five queries of the hot path, written by hand for one database. */
+export interface Store {
+  ownerOf(tokenHash: string): Promise<string | undefined>;
+  list(owner: string, limit: number): Promise<PlantRow[]>;
+  /** false on a primary-key violation (the id is taken for this owner). */
+  insert(owner: string, id: bigint, name: string, tag: string | null): Promise<boolean>;
+  find(owner: string, id: bigint): Promise<PlantRow | undefined>;
+  remove(owner: string, id: bigint): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/**
+ * The schema the service's migration creates (src/database/migrations), as
+ * TypeORM writes it for each database, so that both sides query the same tables.
+ */
+const SQLITE_SCHEMA = `
+CREATE TABLE IF NOT EXISTS "plants" ("owner" varchar(64) NOT NULL, "id" bigint NOT NULL, "name" varchar(255) NOT NULL, "tag" varchar(255), PRIMARY KEY ("owner", "id"));
+CREATE TABLE IF NOT EXISTS "api_tokens" ("id" varchar(36) PRIMARY KEY NOT NULL, "token_hash" varchar(64) NOT NULL, "owner" varchar(64) NOT NULL, "label" varchar(255), "created_at" varchar(32) NOT NULL, "revoked_at" varchar(32), CONSTRAINT "UQ_api_tokens_token_hash" UNIQUE ("token_hash"));
+`;
+
+const POSTGRES_SCHEMA = `
+CREATE TABLE IF NOT EXISTS plants (owner character varying(64) NOT NULL, id bigint NOT NULL, name character varying(255) NOT NULL, tag character varying(255), PRIMARY KEY (owner, id));
+CREATE TABLE IF NOT EXISTS api_tokens (id character varying(36) PRIMARY KEY, token_hash character varying(64) NOT NULL UNIQUE, owner character varying(64) NOT NULL, label character varying(255), created_at character varying(32) NOT NULL, revoked_at character varying(32));
+`;
+
+export function sqliteStore(file: string, busyTimeoutMs: number): Store {
+  const db = new Database(file, { timeout: busyTimeoutMs });
+  // The service's settings: WAL, and every commit fsync'ed before the answer.
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.exec(SQLITE_SCHEMA);
+  const owner = db
+    .prepare<[string], { owner: string }>(
+      'SELECT owner FROM api_tokens WHERE token_hash = ? AND revoked_at IS NULL',
+    )
+    .pluck() as unknown as { get(hash: string): string | undefined };
+  const list = db.prepare<[string, number], PlantRow>(
+    'SELECT name, tag FROM plants WHERE owner = ? ORDER BY id LIMIT ?',
+  );
+  const insert = db.prepare('INSERT INTO plants (owner, id, name, tag) VALUES (?, ?, ?, ?)');
+  const find = db.prepare<[string, bigint], PlantRow>(
+    'SELECT name, tag FROM plants WHERE owner = ? AND id = ?',
+  );
+  const remove = db.prepare('DELETE FROM plants WHERE owner = ? AND id = ?');
+  return {
+    ownerOf: async (hash) => owner.get(hash),
+    list: async (o, limit) => list.all(o, limit),
+    insert: async (o, id, name, tag) => {
+      try {
+        insert.run(o, id, name, tag);
+        return true;
+      } catch (error) {
+        if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return false;
+        throw error;
+      }
+    },
+    find: async (o, id) => find.get(o, id),
+    remove: async (o, id) => remove.run(o, id).changes > 0,
+    close: async () => void db.close(),
+  };
+}
+
+export async function postgresStore(url: string, poolSize: number): Promise<Store> {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  await pool.query(POSTGRES_SCHEMA);
+  // Named statements: parsed and planned once per connection.
+  const query = async <Row extends pg.QueryResultRow>(
+    name: string,
+    text: string,
+    values: unknown[],
+  ) => pool.query<Row>({ name, text, values });
+  return {
+    ownerOf: async (hash) =>
+      (
+        await query<{ owner: string }>(
+          'owner',
+          'SELECT owner FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL',
+          [hash],
+        )
+      ).rows[0]?.owner,
+    list: async (owner, limit) =>
+      (
+        await query<PlantRow>(
+          'list',
+          'SELECT name, tag FROM plants WHERE owner = $1 ORDER BY id LIMIT $2',
+          [owner, limit],
+        )
+      ).rows,
+    insert: async (owner, id, name, tag) => {
+      try {
+        await query('insert', 'INSERT INTO plants (owner, id, name, tag) VALUES ($1, $2, $3, $4)', [
+          owner,
+          id.toString(),
+          name,
+          tag,
+        ]);
+        return true;
+      } catch (error) {
+        if ((error as { code?: string }).code === '23505') return false;
+        throw error;
+      }
+    },
+    find: async (owner, id) =>
+      (
+        await query<PlantRow>('find', 'SELECT name, tag FROM plants WHERE owner = $1 AND id = $2', [
+          owner,
+          id.toString(),
+        ])
+      ).rows[0],
+    remove: async (owner, id) =>
+      ((
+        await query('remove', 'DELETE FROM plants WHERE owner = $1 AND id = $2', [
+          owner,
+          id.toString(),
+        ])
+      ).rowCount ?? 0) > 0,
+    close: () => pool.end(),
+  };
+}

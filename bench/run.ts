@@ -1,0 +1,306 @@
+/**
+ * `npm run bench`: the service (dist/main.js, NODE_ENV=production) against a
+ * hand-written reference (bench/reference), on SQLite and on PostgreSQL,
+ * measured in turns so that a drift of the machine's speed hits both. Then
+ * the service alone at scale: 1,000,000 plants behind a list, a 200,000-plant
+ * list streamed whole, start-up time and idle memory.
+ *
+ *   npm run bench                       the full run (about 10 minutes)
+ *   npm run bench -- --quick            a smoke run (CI): short turns, small data
+ *   npm run bench -- --db sqlite --scenario list --rounds 1 --duration 3 --skip-scale
+ *
+ * Prints a table, writes bench/results.json, exits 1 when any request failed.
+ */
+import { writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { createDatabases, type BenchDatabases, type DatabaseKind } from './support/databases.js';
+import { measureBigList, type BigListResult } from './support/big-list.js';
+import { memoryOf, startServer, type Server } from './support/processes.js';
+import { LISTED_PLANTS, OWNERS, SCENARIOS, type Owner, type Target } from './support/scenarios.js';
+
+const { values: args } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    db: { type: 'string', default: 'sqlite,postgres' },
+    scenario: { type: 'string', default: SCENARIOS.map((s) => s.name).join(',') },
+    rounds: { type: 'string' },
+    duration: { type: 'string' },
+    warmup: { type: 'string' },
+    connections: { type: 'string', default: '32' },
+    'skip-scale': { type: 'boolean', default: false },
+    'node-arg': { type: 'string', multiple: true, default: [] },
+  },
+});
+
+const quick = args.quick;
+const rounds = Number(args.rounds ?? (quick ? 1 : 3));
+const duration = Number(args.duration ?? (quick ? 2 : 5));
+const warmup = Number(args.warmup ?? (quick ? 1 : 3));
+const connections = Number(args.connections);
+const scaleRows = quick ? 20_000 : 1_000_000;
+const bigListRows = quick ? 20_000 : 200_000;
+const postgresAdminUrl =
+  process.env.BENCH_POSTGRES_URL ??
+  process.env.TEST_POSTGRES_URL ??
+  'postgres://postgres@127.0.0.1:5432/postgres';
+
+const SERVICE = resolve('dist/main.js');
+const REFERENCE = resolve('dist/bench/reference/server.js');
+
+interface Run {
+  rps: number;
+  p50: number;
+  p99: number;
+  requests: number;
+  failed: number;
+  statuses: Record<string, number>;
+}
+
+interface ScenarioResult {
+  db: DatabaseKind;
+  scenario: string;
+  reference: Run[];
+  service: Run[];
+}
+
+async function load(url: string, requests: autocannon.Request[], seconds: number): Promise<Run> {
+  const result = await autocannon({ url, connections, duration: seconds, requests });
+  const statuses = Object.fromEntries(
+    Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, s?.count ?? 0]),
+  );
+  return {
+    rps: result.requests.total / seconds,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    requests: result.requests.total,
+    failed: result.errors + result.timeouts + result.non2xx,
+    statuses,
+  };
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
+function summary(runs: Run[]) {
+  return {
+    rps: median(runs.map((r) => r.rps)),
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+    failed: runs.reduce((sum, r) => sum + r.failed, 0),
+  };
+}
+
+async function target(name: Target['name'], server: Server, seeder: BenchDatabases['service']) {
+  const tokens = {} as Record<Owner, string>;
+  for (const owner of OWNERS) tokens[owner] = await seeder.token(owner);
+  for (const owner of ['list', 'mix'] as const) await seeder.plants(owner, 1n, LISTED_PLANTS);
+  return { name, url: server.url, seeder, tokens, runs: 0 } satisfies Target;
+}
+
+interface DatabaseReport {
+  db: DatabaseKind;
+  scenarios: ScenarioResult[];
+  startup: Record<Target['name'], { startupMs: number; idleRssBytes: number }>;
+  scale?: { rows: number; small: Run[]; large: Run[]; plan: string };
+  bigList?: BigListResult;
+}
+
+async function idleRss(server: Server): Promise<number> {
+  await new Promise((r) => setTimeout(r, 1000));
+  return memoryOf(server.child.pid!, 'VmRSS');
+}
+
+async function benchDatabase(db: DatabaseKind): Promise<DatabaseReport> {
+  const databases = await createDatabases(db, postgresAdminUrl);
+  const servers: Server[] = [];
+  try {
+    const serviceEnv = { DATABASE_URL: databases.service.url };
+    const service = await startServer('service', SERVICE, serviceEnv, args['node-arg']);
+    servers.push(service);
+    const reference = await startServer('reference', REFERENCE, {
+      DATABASE_URL: databases.reference.url,
+    });
+    servers.push(reference);
+    const report: DatabaseReport = {
+      db,
+      scenarios: [],
+      startup: {
+        service: { startupMs: service.startupMs, idleRssBytes: await idleRss(service) },
+        reference: { startupMs: reference.startupMs, idleRssBytes: await idleRss(reference) },
+      },
+    };
+    const targets = [
+      await target('reference', reference, databases.reference),
+      await target('service', service, databases.service),
+    ];
+    for (const scenario of SCENARIOS.filter((s) => args.scenario.split(',').includes(s.name))) {
+      const result: ScenarioResult = { db, scenario: scenario.name, reference: [], service: [] };
+      for (const t of targets) await load(t.url, await scenario.prepare(t, warmup), warmup);
+      for (let round = 0; round < rounds; round++) {
+        for (const t of targets) {
+          const run = await load(t.url, await scenario.prepare(t, duration), duration);
+          result[t.name].push(run);
+          log(
+            `${db} ${scenario.name} ${t.name}: ${run.rps.toFixed(0)} req/s, p99 ${run.p99} ms${run.failed ? `, ${run.failed} failed ${JSON.stringify(run.statuses)}` : ''}`,
+          );
+        }
+      }
+      report.scenarios.push(result);
+    }
+    if (!args['skip-scale']) {
+      const serviceTarget = targets[1];
+      log(`${db}: seeding ${scaleRows} plants for the scale list`);
+      await databases.service.plants('scale', 1n, scaleRows);
+      await databases.service.analyze();
+      const plan = await databases.service.explainList('scale');
+      const listOf = (owner: Owner): autocannon.Request[] => [
+        {
+          method: 'GET',
+          path: '/plants?limit=20',
+          headers: { authorization: `Bearer ${serviceTarget.tokens[owner]}` },
+        },
+      ];
+      await load(serviceTarget.url, listOf('scale'), warmup);
+      const scale = { rows: scaleRows, small: [] as Run[], large: [] as Run[], plan };
+      for (let round = 0; round < rounds; round++) {
+        scale.small.push(await load(serviceTarget.url, listOf('list'), duration));
+        scale.large.push(await load(serviceTarget.url, listOf('scale'), duration));
+      }
+      report.scale = scale;
+      log(`${db}: seeding ${bigListRows} plants for the big list`);
+      await databases.service.plants('big', 1n, bigListRows);
+      report.bigList = await measureBigList(service, serviceTarget.tokens.big, bigListRows);
+    }
+    return report;
+  } finally {
+    for (const server of servers.reverse()) await server.stop();
+    await databases.drop();
+  }
+}
+
+function log(message: string): void {
+  process.stderr.write(`${message}\n`);
+}
+
+async function postgresReachable(): Promise<boolean> {
+  const client = new pg.Client({
+    connectionString: postgresAdminUrl,
+    connectionTimeoutMillis: 2000,
+  });
+  try {
+    await client.connect();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+const pad = (text: string | number, width: number) => String(text).padStart(width);
+const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
+
+function printReport(reports: DatabaseReport[]): boolean {
+  let targetsMet = true;
+  const lines: string[] = [];
+  lines.push(
+    `${'scenario'.padEnd(10)} ${'db'.padEnd(8)} ${pad('ref req/s', 10)} ${pad('svc req/s', 10)} ${pad('ratio', 6)} ${pad('ref p50', 8)} ${pad('svc p50', 8)} ${pad('ref p99', 8)} ${pad('svc p99', 8)} ${pad('p99 x', 6)} ${pad('errors', 7)}  target`,
+  );
+  for (const report of reports) {
+    for (const s of report.scenarios) {
+      const ref = summary(s.reference);
+      const svc = summary(s.service);
+      const ratio = svc.rps / ref.rps;
+      const p99Ratio = svc.p99 / Math.max(ref.p99, 1);
+      const met = ratio >= 0.8 && p99Ratio <= 1.5;
+      targetsMet &&= met;
+      lines.push(
+        `${s.scenario.padEnd(10)} ${s.db.padEnd(8)} ${pad(ref.rps.toFixed(0), 10)} ${pad(svc.rps.toFixed(0), 10)} ${pad(ratio.toFixed(2), 6)} ${pad(ref.p50, 8)} ${pad(svc.p50, 8)} ${pad(ref.p99, 8)} ${pad(svc.p99, 8)} ${pad(p99Ratio.toFixed(2), 6)} ${pad(ref.failed + svc.failed, 7)}  ${met ? 'met' : 'NOT MET'}`,
+      );
+    }
+  }
+  lines.push(
+    '(latencies in ms; ratio = service/reference req/s, p99 x = service/reference p99; medians of the rounds)',
+  );
+  for (const report of reports) {
+    const { service, reference } = report.startup;
+    lines.push(
+      `${report.db}: start-up to first answer: service ${service.startupMs.toFixed(0)} ms, reference ${reference.startupMs.toFixed(0)} ms; idle RSS: service ${mib(service.idleRssBytes)}, reference ${mib(reference.idleRssBytes)}`,
+    );
+    if (report.scale) {
+      const small = summary(report.scale.small);
+      const large = summary(report.scale.large);
+      const ratio = large.rps / small.rps;
+      targetsMet &&= ratio >= 0.9;
+      lines.push(
+        `${report.db}: list limit=20, ${report.scale.rows} plants vs ${LISTED_PLANTS}: ${large.rps.toFixed(0)} vs ${small.rps.toFixed(0)} req/s = ${ratio.toFixed(2)} (target >= 0.90: ${ratio >= 0.9 ? 'met' : 'NOT MET'}); plan: ${report.scale.plan}`,
+      );
+    }
+    if (report.bigList) {
+      const b = report.bigList;
+      const met = b.valid && b.rssGrowthBytes < 64 * 2 ** 20 && b.firstByteMs < 100;
+      targetsMet &&= met;
+      lines.push(
+        `${report.db}: GET /plants (no limit) over ${b.rows} plants: first byte ${b.firstByteMs.toFixed(1)} ms, total ${b.totalMs.toFixed(0)} ms, ${mib(b.bytes)}, peak RSS growth ${mib(b.rssGrowthBytes)} (${b.rssMethod}), one valid array of ${b.count}: ${b.valid} (target: < 64 MiB, < 100 ms, valid: ${met ? 'met' : 'NOT MET'})`,
+      );
+    }
+  }
+  console.log(lines.join('\n'));
+  return targetsMet;
+}
+
+async function main(): Promise<void> {
+  const kinds = args.db.split(',') as DatabaseKind[];
+  const reports: DatabaseReport[] = [];
+  for (const kind of kinds) {
+    if (kind === 'postgres' && !(await postgresReachable())) {
+      log(`PostgreSQL is not reachable at ${postgresAdminUrl}: its half of the bench is skipped`);
+      continue;
+    }
+    log(`== ${kind}`);
+    reports.push(await benchDatabase(kind));
+  }
+  console.log(
+    `\nPlant Store bench, ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} cores, ${mib(totalmem())} memory; ${connections} connections, ${rounds} round(s) of ${duration} s per side after ${warmup} s of warm-up${quick ? ' (quick)' : ''}\n`,
+  );
+  const targetsMet = printReport(reports);
+  writeFileSync(
+    resolve('bench/results.json'),
+    JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        node: process.version,
+        cores: cpus().length,
+        quick,
+        rounds,
+        duration,
+        connections,
+        reports,
+        targetsMet,
+      },
+      null,
+      2,
+    ),
+  );
+  const failed =
+    reports
+      .flatMap((r) => r.scenarios.flatMap((s) => [...s.reference, ...s.service]))
+      .reduce((n, run) => n + run.failed, 0) +
+    reports
+      .flatMap((r) => [...(r.scale?.small ?? []), ...(r.scale?.large ?? [])])
+      .reduce((n, run) => n + run.failed, 0) +
+    reports.filter((r) => r.bigList && !r.bigList.valid).length;
+  if (failed > 0) {
+    console.error(`${failed} request(s) failed`);
+    process.exitCode = 1;
+  }
+}
+
+await main();

@@ -53,7 +53,7 @@ function sqliteSeeder(file: string): Seeder {
     explainList: async (owner) =>
       open()
         .prepare(
-          'EXPLAIN QUERY PLAN SELECT CAST(id AS TEXT) AS id, name, tag FROM plants WHERE owner = ? ORDER BY id LIMIT 20',
+          'EXPLAIN QUERY PLAN SELECT CAST(p.id AS TEXT) AS id, p.name, p.tag FROM plants p WHERE p.owner = ? ORDER BY p.id LIMIT 20',
         )
         .all(owner)
         .map((row) => (row as { detail: string }).detail)
@@ -86,7 +86,7 @@ function postgresSeeder(url: string): Seeder {
     explainList: async (owner) =>
       (
         await pool.query<{ 'QUERY PLAN': string }>(
-          'EXPLAIN SELECT CAST(id AS TEXT) AS id, name, tag FROM plants WHERE owner = $1 ORDER BY id LIMIT 20',
+          'EXPLAIN SELECT CAST(p.id AS TEXT) AS id, p.name, p.tag FROM plants p WHERE p.owner = $1 ORDER BY p.id LIMIT 20',
           [owner],
         )
       ).rows

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, type Repository } from 'typeorm';
+import { SqlStatements, type Statement } from '../database/sql-statements.js';
 import { ApiToken } from './api-token.entity.js';
 import { generateToken, hashToken } from './token-format.js';
 
@@ -12,7 +13,18 @@ export interface IssuedToken {
 
 @Injectable()
 export class TokensService {
-  constructor(@InjectRepository(ApiToken) private readonly tokens: Repository<ApiToken>) {}
+  /** The per-request lookup, a prepared statement (see sql-statements.ts); the rest is rare and stays on TypeORM. */
+  private readonly liveOwner: Statement<{ owner: string }>;
+
+  constructor(
+    @InjectRepository(ApiToken) private readonly tokens: Repository<ApiToken>,
+    statements: SqlStatements,
+  ) {
+    this.liveOwner = statements.prepare(
+      'api_tokens_live_owner',
+      'SELECT owner FROM api_tokens WHERE token_hash = ? AND revoked_at IS NULL',
+    );
+  }
 
   /** Issues a new token; the token itself is returned once and never stored. */
   async issue(
@@ -32,12 +44,12 @@ export class TokensService {
     return { token, record };
   }
 
-  /** The owner of a live token, looked up by hash on every request (so a revocation applies at once). */
+  /**
+   * The owner of a live token, looked up by hash in the database on every
+   * request, never cached: a revocation applies from the next request on.
+   */
   async ownerOf(token: string): Promise<string | null> {
-    const found = await this.tokens.findOne({
-      select: { owner: true },
-      where: { tokenHash: hashToken(token), revokedAt: IsNull() },
-    });
+    const [found] = await this.liveOwner.all([hashToken(token)]);
     return found?.owner ?? null;
   }
 

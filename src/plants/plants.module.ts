@@ -1,13 +1,11 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { Plant } from './plant.entity.js';
+import { SqlStatements } from '../database/sql-statements.js';
 import { PlantsController } from './plants.controller.js';
 import { PlantsRepository } from './plants.repository.js';
 import { PlantsService } from './plants.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Plant])],
   controllers: [PlantsController],
-  providers: [PlantsService, PlantsRepository],
+  providers: [PlantsService, PlantsRepository, SqlStatements],
 })
 export class PlantsModule {}

@@ -10,6 +10,7 @@ import {
   Query,
   StreamableFile,
 } from '@nestjs/common';
+import { RouteSchema } from '@nestjs/platform-fastify';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { CallerOwner } from '../auth/authenticated-owner.js';
 import { jsonArrayStream } from '../common/json/json-array-stream.js';
@@ -17,6 +18,7 @@ import { ListPlantsQuery } from './dto/list-plants.query.js';
 import { NewPlantDto } from './dto/new-plant.dto.js';
 import { PlantIdParams } from './dto/plant-id.params.js';
 import { PlantDto } from './dto/plant.dto.js';
+import { PLANT_LIST_RESPONSE_SCHEMA, PLANT_RESPONSE_SCHEMA } from './dto/plant.response-schema.js';
 import { ApiCreatePlant, ApiDeletePlant, ApiListPlants } from './plants.openapi.js';
 import { PlantsService } from './plants.service.js';
 
@@ -27,6 +29,7 @@ export class PlantsController {
   constructor(private readonly plants: PlantsService) {}
 
   @Get()
+  @RouteSchema(PLANT_LIST_RESPONSE_SCHEMA)
   @ApiListPlants()
   async list(
     @CallerOwner() owner: string,
@@ -41,6 +44,7 @@ export class PlantsController {
 
   @Post()
   @HttpCode(HttpStatus.OK)
+  @RouteSchema(PLANT_RESPONSE_SCHEMA)
   @ApiCreatePlant()
   create(@CallerOwner() owner: string, @Body() plant: NewPlantDto): Promise<PlantDto> {
     return this.plants.create(owner, plant);

@@ -3,13 +3,14 @@ import { QueryFailedError } from 'typeorm';
 import { describe, expect, it } from 'vitest';
 import type { MetricsService } from '../metrics/metrics.service.js';
 import type { NewPlantDto } from './dto/new-plant.dto.js';
-import type { PlantsRepository, StoredPlant } from './plants.repository.js';
+import type { PlantRow, PlantsRepository, StoredPlant } from './plants.repository.js';
 import { LIST_PAGE_SIZE, PlantsService } from './plants.service.js';
 
 /** An in-memory stand-in with the repository's contract: (owner, id) unique, pages in id order. */
 class MemoryPlants {
   rows = new Map<string, StoredPlant & { owner: string }>();
   pageCalls = 0;
+  headCalls = 0;
   private key = (owner: string, id: bigint | string) => `${owner}/${id}`;
 
   async insert(owner: string, id: bigint, name: string, tag: string | null): Promise<void> {
@@ -23,8 +24,16 @@ class MemoryPlants {
     return this.rows.get(this.key(owner, id));
   }
 
-  async page(owner: string, size: number, afterId?: string): Promise<StoredPlant[]> {
-    this.pageCalls += 1;
+  async head(owner: string, limit: number): Promise<PlantRow[]> {
+    this.headCalls += 1;
+    return (await this.page(owner, limit, undefined, false)).map(({ name, tag }) => ({
+      name,
+      tag,
+    }));
+  }
+
+  async page(owner: string, size: number, afterId?: string, count = true): Promise<StoredPlant[]> {
+    if (count) this.pageCalls += 1;
     return [...this.rows.values()]
       .filter((r) => r.owner === owner && (afterId === undefined || BigInt(r.id) > BigInt(afterId)))
       .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1))
@@ -100,6 +109,8 @@ describe('PlantsService', () => {
     expect(list.complete).toBe(true);
     expect(list.plants.map((p) => p.name)).toEqual(['p1', 'p2', 'p3']);
     expect(memory.pageCalls).toBe(1);
+    expect((await service.list('alice', 2)).plants).toEqual([{ name: 'p1' }, { name: 'p2' }]);
+    expect(memory.headCalls).toBe(1);
     expect((await service.list('alice', 0)).plants).toEqual([]);
     expect((await service.list('bob')).plants).toEqual([]);
   });

@@ -68,8 +68,15 @@ export function sqliteStore(file: string, busyTimeoutMs: number): Store {
   };
 }
 
+/** The service's pool settings at their defaults (DB_POOL_SIZE, DB_*_TIMEOUT_MS): the same driver work. */
 export async function postgresStore(url: string, poolSize: number): Promise<Store> {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: 5000,
+    statement_timeout: 10_000,
+    query_timeout: 11_000,
+  });
   await pool.query(POSTGRES_SCHEMA);
   // Named statements: parsed and planned once per connection.
   const query = async <Row extends pg.QueryResultRow>(

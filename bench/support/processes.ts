@@ -24,6 +24,12 @@ export function getStatus(url: string, headers: Record<string, string> = {}): Pr
   });
 }
 
+/**
+ * Node's runtime options as the Dockerfile and `npm run start:prod` run the
+ * service, given to both servers so that they run on the same runtime.
+ */
+export const RUNTIME_NODE_OPTIONS = '--max-semi-space-size=64';
+
 /** Starts `node <script>` with PORT=0 and waits for "Listening on <url>" and a first answer. */
 export async function startServer(
   name: string,
@@ -37,6 +43,7 @@ export async function startServer(
       PATH: process.env.PATH ?? '',
       NO_COLOR: '1',
       NODE_ENV: 'production',
+      NODE_OPTIONS: RUNTIME_NODE_OPTIONS,
       HOST: '127.0.0.1',
       PORT: '0',
       ...env,

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { type AddressInfo, createServer } from 'node:net';
 
 export interface Server {
   name: string;
@@ -30,13 +31,28 @@ export function getStatus(url: string, headers: Record<string, string> = {}): Pr
  */
 export const RUNTIME_NODE_OPTIONS = '--max-semi-space-size=64';
 
-/** Starts `node <script>` with PORT=0 and waits for "Listening on <url>" and a first answer. */
+/** A port that was free a moment ago (the server then binds it itself). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * Starts `node <script>` on a free port and waits for its first answer (a 401
+ * from GET /plants without a token): start-up time is from spawn to that
+ * answer. Not read from the log, so that any LOG_LEVEL works.
+ */
 export async function startServer(
   name: string,
   script: string,
   env: Record<string, string>,
   nodeArgs: string[] = [],
 ): Promise<Server> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
   const started = performance.now();
   const child = spawn(process.execPath, [...nodeArgs, script], {
     env: {
@@ -45,31 +61,26 @@ export async function startServer(
       NODE_ENV: 'production',
       NODE_OPTIONS: RUNTIME_NODE_OPTIONS,
       HOST: '127.0.0.1',
-      PORT: '0',
+      PORT: String(port),
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not start:\n${output}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      output = (output + chunk.toString()).slice(-20_000);
-      const match = /Listening on (http:\/\/[\d.:]+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`${name} exited with ${code}:\n${output}`));
-    });
-  });
-  child.removeAllListeners('exit');
-  const status = await getStatus(`${url}/plants`);
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-20_000);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  let status = 0;
+  while (status === 0) {
+    if (exited) throw new Error(`${name} exited:\n${output}`);
+    if (performance.now() - started > 60_000) throw new Error(`${name} did not start:\n${output}`);
+    status = await getStatus(`${url}/plants`).catch(() => 0);
+    if (status === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
   if (status !== 401) throw new Error(`${name}: GET /plants without a token answered ${status}`);
   const startupMs = performance.now() - started;
   return {
@@ -80,10 +91,10 @@ export async function startServer(
     output: () => output,
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
+      const stopped = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exited;
+      await stopped;
       clearTimeout(timer);
     },
   };

@@ -2,34 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadBetterSqlite3 } from '../src/database/better-sqlite3.js';
 import { runTokenCli } from '../src/auth/token-cli.js';
 import { killHard, type ServiceProcess, startService } from './support/service-process.js';
+import { runSql } from './support/seed.js';
 import { createTestDatabase, databaseKinds, type TestDatabase } from './support/test-database.js';
 
 const BOOTSTRAP = `pst_${randomBytes(32).toString('base64url')}`;
 
 /** Runs one statement on the service's database behind its back, to break it on purpose. */
-async function sqlBehindTheService(database: TestDatabase, statement: string): Promise<void> {
-  if (database.kind === 'sqlite') {
-    const db = new (loadBetterSqlite3())(database.url.slice('sqlite:'.length));
-    try {
-      db.exec(statement);
-    } finally {
-      db.close();
-    }
-    return;
-  }
-  const client = new pg.Client({ connectionString: database.url });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
+const sqlBehindTheService = (database: TestDatabase, statement: string) =>
+  runSql(database, { sqlite: [statement], postgres: [statement] });
 
 describe.each(databaseKinds())(
   'secrets in the logs and error bodies of the built service on %s',

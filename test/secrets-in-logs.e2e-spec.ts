@@ -97,9 +97,18 @@ describe.each(databaseKinds())(
       }
       expect(await call('/plants', `Bearer ${valid}`)).toBe(200);
 
+      // The capture works: the five 500s were logged, with their causes. The
+      // child's log lines reach the pipe a little after its answers, so wait for them.
+      const faultLines = () =>
+        service
+          .output()
+          .split('\n')
+          .filter((line) => / -> 500/.test(line));
+      for (let waited = 0; faultLines().length < 5 && waited < 5000; waited += 50) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       const output = service.output();
-      // The capture works: the five 500s were logged, with their causes.
-      expect(output.split('\n').filter((line) => / -> 500/.test(line))).toHaveLength(5);
+      expect(faultLines()).toHaveLength(5);
       expect(output).toMatch(/plants_away|no such table|does not exist/);
       for (const secret of secrets) {
         expect(output).not.toContain(secret);

@@ -74,7 +74,15 @@ describe.skipIf(!databaseKinds().includes('postgres'))(
           waiting = Number(rows[0].waiting);
         }
         await holder.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
-        return { started: await Promise.all(starting), waiting };
+        const results = await Promise.allSettled(starting);
+        const started = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+        const failed = results.find((r) => r.status === 'rejected');
+        if (failed) {
+          // Do not leave the one that did start running after the suite.
+          for (const service of started) await killHard(service);
+          throw failed.reason;
+        }
+        return { started, waiting };
       } finally {
         await holder.end();
       }

@@ -3,15 +3,14 @@ import { type LoggerService, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import helmet from 'helmet';
-import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module.js';
 import { answerClientError } from './common/errors/client-error.handler.js';
 import { sendError } from './common/errors/http-error.filter.js';
+import { securityHeaders } from './common/http/security-headers.js';
 import { parseJsonBody } from './common/json/lossless-json.parser.js';
 import type { Environment } from './config/environment.js';
 import { loadEnvironment } from './config/load-environment.js';
-import { installRequestContext } from './logging/request-context.hook.js';
+import { PinoNestLogger } from './logging/pino-nest.logger.js';
 import { REQUEST_ID_HEADER, requestIdFrom } from './logging/request-id.js';
 import { setupOpenApi } from './openapi/openapi.js';
 
@@ -51,15 +50,13 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
     // And so do requests that Node's HTTP parser refuses before Fastify sees them.
     clientErrorHandler: answerClientError,
   });
-  // Before Nest adds its middleware (pino-http), which reads the id and route.
-  installRequestContext(adapter.getInstance());
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(env), adapter, {
     // Nest's default parsers would accept text/plain and forms; only JSON is taken (else 415).
     bodyParser: false,
     bufferLogs: options.logger !== false,
     logger: options.logger,
   });
-  if (options.logger !== false) app.useLogger(app.get(Logger));
+  if (options.logger !== false) app.useLogger(app.get(PinoNestLogger));
   const fastify = app.getHttpAdapter().getInstance();
   fastify.removeAllContentTypeParsers();
   // JSON.parse rounds integers above 2^53; ids need every digit.
@@ -86,28 +83,12 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
       done(null, parsed);
     },
   );
-  // helmet's middleware is built once: @fastify/helmet calls helmet(options) inside its
-  // onRequest hook, building it (and parsing the CSP directives) anew for every request,
-  // ~5% of a list request's CPU (BENCHMARKS.md). Same headers, set on the raw response as
-  // @fastify/helmet does.
-  const securityHeaders = helmet({
-    contentSecurityPolicy: {
-      directives: {
-        defaultSrc: ["'self'"],
-        // Swagger UI (/docs) styles itself inline and shows data: images.
-        styleSrc: ["'self'", "'unsafe-inline'"],
-        imgSrc: ["'self'", 'data:'],
-        scriptSrc: ["'self'"],
-        // Plain-HTTP local use (and Swagger UI on it) must keep working; TLS is the proxy's job.
-        upgradeInsecureRequests: null,
-      },
-    },
+  // helmet's headers, worked out once (see security-headers.ts).
+  const headers = securityHeaders();
+  fastify.addHook('onRequest', (_request, reply, done) => {
+    void reply.headers(headers);
+    done();
   });
-  fastify.addHook('onRequest', (request, reply, done) =>
-    securityHeaders(request.raw, reply.raw, (error?: unknown) =>
-      done(error instanceof Error ? error : undefined),
-    ),
-  );
   if (env.CORS_ORIGINS.length > 0) {
     app.enableCors({
       origin: env.CORS_ORIGINS,

@@ -4,7 +4,6 @@ import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
 import type { Environment } from '../config/environment.js';
-import { setLoggedOwner } from '../logging/request-log-fields.js';
 import { AUTH_FAILURE_LIMITER } from '../rate-limit/rate-limit.module.js';
 import type { AuthFailureLimiter } from '../rate-limit/auth-failure.limiter.js';
 import { TooManyRequestsException } from '../rate-limit/too-many-requests.exception.js';
@@ -37,9 +36,7 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
       context.getClass(),
     ]);
     if (isPublic) return true;
-    const request = context
-      .switchToHttp()
-      .getRequest<FastifyRequest & { user?: AuthenticatedCaller }>();
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
     if (this.limitFailures) {
       const wait = await this.failures.retryAfter(request.ip);
       if (wait > 0) {
@@ -57,8 +54,6 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
       }
       throw error;
     }
-    // The request's log line names the owner (never the token).
-    if (request.user) setLoggedOwner(request, request.user.owner);
     return true;
   }
 

@@ -14,9 +14,9 @@ import { RouteSchema } from '@nestjs/platform-fastify';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { CallerOwner } from '../auth/authenticated-owner.js';
 import { jsonArrayStream } from '../common/json/json-array-stream.js';
-import { ListPlantsQuery } from './dto/list-plants.query.js';
+import { ParseInt64Pipe } from '../common/validation/parse-int64.pipe.js';
+import { type ListPlantsQuery, ParseListPlantsQueryPipe } from './dto/list-plants.query.js';
 import { NewPlantDto } from './dto/new-plant.dto.js';
-import { PlantIdParams } from './dto/plant-id.params.js';
 import { PlantDto } from './dto/plant.dto.js';
 import { PLANT_LIST_RESPONSE_SCHEMA, PLANT_RESPONSE_SCHEMA } from './dto/plant.response-schema.js';
 import { ApiCreatePlant, ApiDeletePlant, ApiListPlants } from './plants.openapi.js';
@@ -33,7 +33,7 @@ export class PlantsController {
   @ApiListPlants()
   async list(
     @CallerOwner() owner: string,
-    @Query() query: ListPlantsQuery,
+    @Query(ParseListPlantsQueryPipe) query: ListPlantsQuery,
   ): Promise<PlantDto[] | StreamableFile> {
     const list = await this.plants.list(owner, query.limit);
     if (list.complete) return list.plants;
@@ -53,7 +53,10 @@ export class PlantsController {
   @Delete(':id')
   @HttpCode(HttpStatus.NO_CONTENT)
   @ApiDeletePlant()
-  async delete(@CallerOwner() owner: string, @Param() params: PlantIdParams): Promise<void> {
-    await this.plants.delete(owner, params.id);
+  async delete(
+    @CallerOwner() owner: string,
+    @Param('id', ParseInt64Pipe) id: bigint,
+  ): Promise<void> {
+    await this.plants.delete(owner, id);
   }
 }

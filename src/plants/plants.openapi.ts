@@ -5,10 +5,12 @@ import {
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
+  ApiParam,
+  ApiQuery,
   getSchemaPath,
 } from '@nestjs/swagger';
 import { ApiErrorResponses } from '../common/errors/api-error-responses.decorator.js';
-import { LIMIT_MAX } from './dto/list-plants.query.js';
+import { LIMIT_MAX, LIMIT_RULE } from './dto/list-plants.query.js';
 import { NewPlantDto } from './dto/new-plant.dto.js';
 import { PlantDto } from './dto/plant.dto.js';
 
@@ -31,6 +33,12 @@ export function ApiListPlants(): MethodDecorator {
         'Returns the plants from the system that the caller has access to: those created with a token of the same owner, in ascending id order. ' +
         'When limit is given, no more than that many plants are returned; without it, all of them.',
     }),
+    ApiQuery({
+      name: 'limit',
+      required: false,
+      description: 'The maximum number of plants to return; without it, all of them',
+      schema: { type: 'integer', format: 'int32', minimum: 0, maximum: LIMIT_MAX, example: 20 },
+    }),
     ApiOkResponse({
       type: PlantDto,
       isArray: true,
@@ -44,7 +52,7 @@ export function ApiListPlants(): MethodDecorator {
       },
     }),
     ApiErrorResponses({
-      400: [`limit must be an integer from 0 to ${LIMIT_MAX}`, 'property colour should not exist'],
+      400: [LIMIT_RULE, 'property colour should not exist'],
       401: true,
       429: true,
       500: true,
@@ -114,6 +122,11 @@ export function ApiDeletePlant(): MethodDecorator {
       description:
         'Deletes a single plant, selected by the id supplied in the path. A success response carries no body. ' +
         "An id the caller has no plant with, including another owner's plant, is a 404.",
+    }),
+    ApiParam({
+      name: 'id',
+      description: 'The id of the plant to delete',
+      schema: { type: 'integer', format: 'int64', example: 1 },
     }),
     ApiNoContentResponse({ description: 'The plant was deleted' }),
     ApiErrorResponses({

@@ -1,6 +1,5 @@
-import { Transform } from 'class-transformer';
 import { ValidateBy, type ValidationOptions } from 'class-validator';
-import { INT64_MAX, INT64_MIN, isInt64, parseDecimalInteger } from './int64.js';
+import { INT64_MAX, INT64_MIN, isInt64 } from './int64.js';
 
 export const INT64_RULE = `an integer from ${INT64_MIN} to ${INT64_MAX}`;
 
@@ -19,12 +18,5 @@ export function IsInt64(options?: ValidationOptions): PropertyDecorator {
       },
     },
     options,
-  );
-}
-
-/** For path and query values: a decimal integer string becomes a bigint, anything else stays as it is (and fails IsInt64). */
-export function ToBigInt(): PropertyDecorator {
-  return Transform(({ value }: { value: unknown }) =>
-    typeof value === 'string' ? (parseDecimalInteger(value) ?? value) : value,
   );
 }

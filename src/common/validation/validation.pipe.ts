@@ -31,6 +31,11 @@ class StrictValidationPipe extends ValidationPipe {
     }
     return super.transform(value, metadata) as Promise<unknown>;
   }
+
+  /** A bigint is a primitive like a number: a parse pipe reads it (ParseInt64Pipe), no DTO. */
+  protected override toValidate(metadata: ArgumentMetadata): boolean {
+    return (metadata.metatype as unknown) !== BigInt && super.toValidate(metadata);
+  }
 }
 
 /**

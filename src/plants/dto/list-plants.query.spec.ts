@@ -1,0 +1,41 @@
+import { BadRequestException } from '@nestjs/common';
+import { describe, expect, it } from 'vitest';
+import { LIMIT_MAX, LIMIT_RULE, ParseListPlantsQueryPipe } from './list-plants.query.js';
+
+const pipe = new ParseListPlantsQueryPipe();
+
+describe('ParseListPlantsQueryPipe', () => {
+  it('reads limit from 0 to 2^31-1, and no limit as none', () => {
+    expect(pipe.transform({})).toEqual({});
+    expect(pipe.transform(undefined)).toEqual({});
+    expect(pipe.transform({ limit: '0' })).toEqual({ limit: 0 });
+    expect(pipe.transform({ limit: '20' })).toEqual({ limit: 20 });
+    expect(pipe.transform({ limit: String(LIMIT_MAX) })).toEqual({ limit: LIMIT_MAX });
+  });
+
+  it('answers 400 for a limit that is not plain digits in range, or repeated', () => {
+    for (const limit of [
+      'abc',
+      '-1',
+      '1.5',
+      '',
+      '1e3',
+      ' 1',
+      String(LIMIT_MAX + 1),
+      '99999999999',
+      ['1', '2'],
+    ]) {
+      expect(() => pipe.transform({ limit }), String(limit)).toThrow(
+        new BadRequestException(LIMIT_RULE),
+      );
+    }
+  });
+
+  it('answers 400 naming every unknown parameter, Object.prototype names included', () => {
+    expect(() => pipe.transform({ limit: '1', colour: 'green', size: 'L' })).toThrow(
+      new BadRequestException('property colour should not exist; property size should not exist'),
+    );
+    const query: unknown = JSON.parse('{"__proto__": "1"}');
+    expect(() => pipe.transform(query)).toThrow(/property __proto__ should not exist/);
+  });
+});

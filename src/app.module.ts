@@ -40,7 +40,8 @@ export class AppModule {
       ],
       providers: [
         { provide: APP_GUARD, useClass: BearerAuthGuard },
-        { provide: APP_GUARD, useClass: ThrottlerGuard },
+        // Not registered at all when off: a guard that only skips still runs on every request.
+        ...(env.RATE_LIMIT_ENABLED ? [{ provide: APP_GUARD, useClass: ThrottlerGuard }] : []),
         { provide: APP_PIPE, useFactory: createValidationPipe },
         { provide: APP_FILTER, useClass: HttpErrorFilter },
       ],

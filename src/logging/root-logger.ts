@@ -7,13 +7,19 @@ export const ROOT_LOGGER = Symbol('ROOT_LOGGER');
 /**
  * The one pino logger of the process: request lines and Nest's own log
  * lines go through it, as JSON lines on stdout (pretty in development).
+ *
+ * Lines are written asynchronously (sonic-boom, sync: false): under load the
+ * lines that arrive while a write is in flight go out together in the next
+ * one, instead of one blocking write(2) per request. pino flushes what is
+ * left when the process exits, and LoggingModule on shutdown; a kill -9 may
+ * lose the last few lines, never a stored plant.
  */
 export function createRootLogger(level: LogLevelName, nodeEnv: NodeEnv): Logger {
-  return pino({
-    level,
-    transport:
-      nodeEnv === 'development'
-        ? { target: 'pino-pretty', options: { singleLine: true, destination: 1 } }
-        : undefined,
-  });
+  if (nodeEnv === 'development') {
+    return pino({
+      level,
+      transport: { target: 'pino-pretty', options: { singleLine: true, destination: 1 } },
+    });
+  }
+  return pino({ level }, pino.destination({ dest: 1, sync: false }));
 }

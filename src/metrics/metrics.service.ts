@@ -11,6 +11,8 @@ interface PgPool {
   waitingCount: number;
 }
 
+type Label = 'method' | 'route' | 'status';
+
 /** The service's Prometheus registry: request durations, plant counters, pool figures, process metrics. */
 @Injectable()
 export class MetricsService implements OnModuleInit {
@@ -23,6 +25,9 @@ export class MetricsService implements OnModuleInit {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [this.registry],
   });
+
+  /** Bounded: one entry per method, route pattern and status the app has answered. */
+  private readonly durationSeries = new Map<string, Histogram.Internal<Label>>();
 
   private readonly plantsCreated = new Counter({
     name: 'plants_created_total',
@@ -47,17 +52,28 @@ export class MetricsService implements OnModuleInit {
   onModuleInit(): void {
     const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
     fastify.addHook('onResponse', (request, reply, done) => {
-      this.requestDuration.observe(
-        {
-          method: request.method,
-          // The pattern, not the URL: one series per route, whatever the ids.
-          route: request.routeOptions.url ?? 'unmatched',
-          status: String(reply.statusCode),
-        },
-        reply.elapsedTime / 1000,
-      );
+      this.durationOf(
+        request.method,
+        // The pattern, not the URL: one series per route, whatever the ids.
+        request.routeOptions.url ?? 'unmatched',
+        reply.statusCode,
+      ).observe(reply.elapsedTime / 1000);
       done();
     });
+  }
+
+  /**
+   * The histogram series of one method, route and status, looked up once:
+   * `observe(labels, value)` hashes the label object on every call.
+   */
+  private durationOf(method: string, route: string, status: number): Histogram.Internal<Label> {
+    const key = `${method} ${route} ${status}`;
+    let series = this.durationSeries.get(key);
+    if (!series) {
+      series = this.requestDuration.labels({ method, route, status: String(status) });
+      this.durationSeries.set(key, series);
+    }
+    return series;
   }
 
   plantCreated(): void {

@@ -37,7 +37,6 @@ type Config = ConfigService<Environment, true>;
             limit: config.get('RATE_LIMIT_MAX', { infer: true }),
           },
         ],
-        skipIf: () => !config.get('RATE_LIMIT_ENABLED', { infer: true }),
         storage: redis ? new RedisThrottlerStorage(redis) : new ThrottlerStorageService(),
         // The bearer guard runs first, so an authenticated request has its owner here.
         getTracker: (request: Record<string, unknown>) => {

@@ -6,7 +6,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppModule } from './app.module.js';
 import { answerClientError } from './common/errors/client-error.handler.js';
 import { sendError } from './common/errors/http-error.filter.js';
-import { securityHeaders } from './common/http/security-headers.js';
+import {
+  API_SECURITY_HEADERS,
+  documentationSecurityHeaders,
+} from './common/http/security-headers.js';
 import { parseJsonBody } from './common/json/lossless-json.parser.js';
 import type { Environment } from './config/environment.js';
 import { loadEnvironment } from './config/load-environment.js';
@@ -83,10 +86,12 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
       done(null, parsed);
     },
   );
-  // helmet's headers, worked out once (see security-headers.ts).
-  const headers = securityHeaders();
-  fastify.addHook('onRequest', (_request, reply, done) => {
-    void reply.headers(headers);
+  // Swagger UI's pages get helmet's browser headers, every JSON response the API set.
+  const documentationHeaders = documentationSecurityHeaders();
+  fastify.addHook('onRequest', (request, reply, done) => {
+    void reply.headers(
+      request.url.startsWith('/docs') ? documentationHeaders : API_SECURITY_HEADERS,
+    );
     done();
   });
   if (env.CORS_ORIGINS.length > 0) {

@@ -22,6 +22,24 @@ describe('HTTP hardening (defaults)', () => {
     expect(response.text).not.toMatch(/<script(?![^>]*src=)[^>]*>/);
   });
 
+  it('sends the API security headers, and not the page-only ones, on JSON responses', async () => {
+    for (const response of [
+      await t.current.http().get('/plants'),
+      await t.current.http().get('/health/live'),
+    ]) {
+      expect(response.headers['content-type']).toMatch(/^application\/json/);
+      expect(response.headers['cache-control']).toBe('no-store');
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
+      expect(response.headers['x-frame-options']).toBe('DENY');
+      expect(response.headers['content-security-policy']).toBe(
+        "default-src 'none'; frame-ancestors 'none'",
+      );
+      expect(response.headers['strict-transport-security']).toMatch(/^max-age=\d+/);
+      expect(response.headers['cross-origin-opener-policy']).toBeUndefined();
+      expect(response.headers['x-dns-prefetch-control']).toBeUndefined();
+    }
+  });
+
   it('answers no CORS preflight by default', async () => {
     const response = await t.current
       .http()

@@ -2,7 +2,7 @@ import { createServer, request, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import helmet from 'helmet';
 import { describe, expect, it } from 'vitest';
-import { securityHeaders } from './security-headers.js';
+import { API_SECURITY_HEADERS, documentationSecurityHeaders } from './security-headers.js';
 
 /** The headers a real response gets from a helmet middleware. */
 async function headersFrom(middleware: ReturnType<typeof helmet>): Promise<IncomingHttpHeaders> {
@@ -23,9 +23,9 @@ async function headersFrom(middleware: ReturnType<typeof helmet>): Promise<Incom
   }
 }
 
-describe('securityHeaders', () => {
+describe('documentationSecurityHeaders', () => {
   it('holds the CSP that Swagger UI needs, and no upgrade-insecure-requests', () => {
-    const csp = securityHeaders()['content-security-policy'];
+    const csp = documentationSecurityHeaders()['content-security-policy'];
     expect(csp).toContain("default-src 'self'");
     expect(csp).toContain("style-src 'self' 'unsafe-inline'");
     expect(csp).toContain("img-src 'self' data:");
@@ -34,7 +34,7 @@ describe('securityHeaders', () => {
 
   it("is every header helmet's defaults set on a real response, CSP aside", async () => {
     const fromHelmet = await headersFrom(helmet());
-    const ours = securityHeaders();
+    const ours = documentationSecurityHeaders();
     const names = (headers: object) =>
       Object.keys(headers)
         .filter(
@@ -48,5 +48,17 @@ describe('securityHeaders', () => {
     for (const name of names(ours).filter((n) => n !== 'content-security-policy')) {
       expect(ours[name], name).toBe(fromHelmet[name]);
     }
+  });
+});
+
+describe('API_SECURITY_HEADERS', () => {
+  it('is the OWASP REST set: no caching, no framing, no sniffing, HTTPS only', () => {
+    expect(API_SECURITY_HEADERS).toEqual({
+      'cache-control': 'no-store',
+      'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+      'strict-transport-security': 'max-age=31536000; includeSubDomains',
+      'x-content-type-options': 'nosniff',
+      'x-frame-options': 'DENY',
+    });
   });
 });

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import helmet from 'helmet';
 
-const policy = helmet({
+const documentationPolicy = helmet({
   contentSecurityPolicy: {
     directives: {
       defaultSrc: ["'self'"],
@@ -16,15 +16,29 @@ const policy = helmet({
 });
 
 /**
- * helmet's response headers for this app's policy, worked out once.
- *
- * None of helmet's headers depends on the request, so instead of running its
- * middleware chain on every request (eleven functions, each a setHeader on the
- * raw response: about 5% of a list request's CPU, BENCHMARKS.md) the app sets
- * this fixed set through Fastify's reply.headers(), written with the rest of
- * the head in one writeHead.
+ * The headers of every JSON response (the API, errors, health, metrics): the
+ * set the OWASP REST Security Cheat Sheet names for APIs. helmet's other
+ * headers (cross-origin policies, Origin-Agent-Cluster, X-DNS-Prefetch-Control,
+ * X-Download-Options, ...) only mean something to a browser rendering a page,
+ * and each one is bytes that every client parses on every response.
  */
-export function securityHeaders(): Readonly<Record<string, string>> {
+export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'cache-control': 'no-store',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+  'strict-transport-security': 'max-age=31536000; includeSubDomains',
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+});
+
+/**
+ * helmet's headers for Swagger UI's pages (/docs), worked out once.
+ *
+ * None of them depends on the request, so instead of running helmet's
+ * middleware chain on every request (eleven functions, each a setHeader on
+ * the raw response) the app sets this fixed set through Fastify's
+ * reply.headers(), written with the rest of the head in one writeHead.
+ */
+export function documentationSecurityHeaders(): Readonly<Record<string, string>> {
   const headers: Record<string, string> = {};
   const recorder = {
     setHeader(name: string, value: unknown) {
@@ -35,10 +49,14 @@ export function securityHeaders(): Readonly<Record<string, string>> {
     },
   };
   let finished = false;
-  policy({} as IncomingMessage, recorder as unknown as ServerResponse, (error?: unknown) => {
-    if (error) throw error instanceof Error ? error : new Error('helmet failed');
-    finished = true;
-  });
+  documentationPolicy(
+    {} as IncomingMessage,
+    recorder as unknown as ServerResponse,
+    (error?: unknown) => {
+      if (error) throw error instanceof Error ? error : new Error('helmet failed');
+      finished = true;
+    },
+  );
   // helmet's middleware is synchronous; if a version ever is not, fail at startup, not silently.
   if (!finished) throw new Error('helmet did not set its headers synchronously');
   return Object.freeze(headers);

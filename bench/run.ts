@@ -8,6 +8,7 @@
  *   npm run bench                       the full run (about 10 minutes)
  *   npm run bench -- --quick            a smoke run (CI): short turns, small data
  *   npm run bench -- --db sqlite --scenario list --rounds 1 --duration 3 --skip-scale
+ *   npm run bench -- --service-env LOG_LEVEL=warn --service-env METRICS_ENABLED=false
  *
  * Prints a table, writes bench/results.json, exits 1 when any request failed.
  */
@@ -33,6 +34,8 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '32' },
     'skip-scale': { type: 'boolean', default: false },
     'node-arg': { type: 'string', multiple: true, default: [] },
+    // KEY=VALUE for the service's environment, e.g. LOG_LEVEL=warn to see what the request log costs.
+    'service-env': { type: 'string', multiple: true, default: [] },
   },
 });
 
@@ -49,6 +52,13 @@ const postgresAdminUrl =
   'postgres://postgres@127.0.0.1:5432/postgres';
 
 const SERVICE = resolve('dist/main.js');
+const extraServiceEnv = Object.fromEntries(
+  args['service-env'].map((pair) => {
+    const at = pair.indexOf('=');
+    if (at < 1) throw new Error(`--service-env takes KEY=VALUE, not ${pair}`);
+    return [pair.slice(0, at), pair.slice(at + 1)];
+  }),
+);
 const REFERENCE = resolve('dist/bench/reference/server.js');
 
 interface Run {
@@ -159,7 +169,11 @@ async function benchDatabase(db: DatabaseKind): Promise<DatabaseReport> {
     // and the in-memory throttler filters every hit of its window on each request, so a
     // limit high enough not to refuse the load makes each request cost O(hits per minute)
     // (see BENCHMARKS.md). Everything else runs as deployed, request log included.
-    const serviceEnv = { DATABASE_URL: databases.service.url, RATE_LIMIT_ENABLED: 'false' };
+    const serviceEnv = {
+      DATABASE_URL: databases.service.url,
+      RATE_LIMIT_ENABLED: 'false',
+      ...extraServiceEnv,
+    };
     const service = await startServer('service', SERVICE, serviceEnv, args['node-arg']);
     servers.push(service);
     const reference = await startServer('reference', REFERENCE, {
@@ -308,7 +322,7 @@ async function main(): Promise<void> {
     reports.push(await benchDatabase(kind));
   }
   console.log(
-    `\nPlant Store bench, ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} cores, ${mib(totalmem())} memory; ${connections} connections, turns of ${duration} s (reference ${rounds + 1}, service ${rounds}) after ${warmup} s of warm-up each${quick ? ' (quick)' : ''}\n`,
+    `\nPlant Store bench, ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} cores, ${mib(totalmem())} memory; ${connections} connections, turns of ${duration} s (reference ${rounds + 1}, service ${rounds}) after ${warmup} s of warm-up each${quick ? ' (quick)' : ''}${args['service-env'].length > 0 ? `; service environment: ${args['service-env'].join(' ')}` : ''}\n`,
   );
   const targetsMet = printReport(reports);
   writeFileSync(
@@ -322,6 +336,7 @@ async function main(): Promise<void> {
         rounds,
         duration,
         connections,
+        serviceEnv: extraServiceEnv,
         reports,
         targetsMet,
       },

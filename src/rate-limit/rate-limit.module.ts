@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import { ThrottlerModule, ThrottlerStorageService } from '@nestjs/throttler';
+import { ThrottlerModule } from '@nestjs/throttler';
 import type { Redis } from 'ioredis';
 import type { AuthenticatedCaller } from '../auth/authenticated-owner.js';
 import type { Environment } from '../config/environment.js';
@@ -9,6 +9,7 @@ import {
   MemoryAuthFailureLimiter,
   RedisAuthFailureLimiter,
 } from './auth-failure.limiter.js';
+import { MemoryThrottlerStorage } from './memory-throttler.storage.js';
 import { RedisThrottlerStorage } from './redis-throttler.storage.js';
 import { REDIS, RedisModule } from './redis.module.js';
 
@@ -37,7 +38,8 @@ type Config = ConfigService<Environment, true>;
             limit: config.get('RATE_LIMIT_MAX', { infer: true }),
           },
         ],
-        storage: redis ? new RedisThrottlerStorage(redis) : new ThrottlerStorageService(),
+        // Not the built-in ThrottlerStorageService: its cost grows with the hits of a window.
+        storage: redis ? new RedisThrottlerStorage(redis) : new MemoryThrottlerStorage(),
         // The bearer guard runs first, so an authenticated request has its owner here.
         getTracker: (request: Record<string, unknown>) => {
           const { user, ip } = request as { user?: AuthenticatedCaller; ip: string };

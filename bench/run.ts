@@ -20,7 +20,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { createDatabases, type BenchDatabases, type DatabaseKind } from './support/databases.js';
 import { measureBigList, type BigListResult } from './support/big-list.js';
-import { memoryOf, startServer, type Server } from './support/processes.js';
+import { cpuSecondsOf, memoryOf, startServer, type Server } from './support/processes.js';
 import { LISTED_PLANTS, OWNERS, SCENARIOS, type Owner, type Target } from './support/scenarios.js';
 
 const { values: args } = parseArgs({
@@ -63,6 +63,8 @@ const REFERENCE = resolve('dist/bench/reference/server.js');
 
 interface Run {
   rps: number;
+  /** The server's CPU time (user + system) per answered request, in µs. */
+  cpuUs: number;
   p50: number;
   p99: number;
   requests: number;
@@ -78,13 +80,20 @@ interface ScenarioResult {
   service: Run[];
 }
 
-async function load(url: string, requests: autocannon.Request[], seconds: number): Promise<Run> {
-  const result = await autocannon({ url, connections, duration: seconds, requests });
+async function load(
+  target: Pick<Target, 'url' | 'pid'>,
+  requests: autocannon.Request[],
+  seconds: number,
+): Promise<Run> {
+  const cpuBefore = cpuSecondsOf(target.pid);
+  const result = await autocannon({ url: target.url, connections, duration: seconds, requests });
+  const cpuSeconds = cpuSecondsOf(target.pid) - cpuBefore;
   const statuses = Object.fromEntries(
     Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, s?.count ?? 0]),
   );
   return {
     rps: result.requests.total / seconds,
+    cpuUs: (cpuSeconds * 1e6) / Math.max(result.requests.total, 1),
     p50: result.latency.p50,
     p99: result.latency.p99,
     requests: result.requests.total,
@@ -134,10 +143,11 @@ async function inTurns(
  * before and after it; the median of those ratios, for req/s and for p99.
  */
 function compare(a: Run[], b: Run[]) {
-  const around = (i: number, key: 'rps' | 'p99') => (a[i][key] + a[i + 1][key]) / 2;
+  const around = (i: number, key: 'rps' | 'p99' | 'cpuUs') => (a[i][key] + a[i + 1][key]) / 2;
   return {
     rps: median(b.map((run, i) => run.rps / around(i, 'rps'))),
     p99: median(b.map((run, i) => run.p99 / Math.max(around(i, 'p99'), 1))),
+    cpu: median(b.map((run, i) => run.cpuUs / around(i, 'cpuUs'))),
   };
 }
 
@@ -145,7 +155,14 @@ async function target(name: Target['name'], server: Server, seeder: BenchDatabas
   const tokens = {} as Record<Owner, string>;
   for (const owner of OWNERS) tokens[owner] = await seeder.token(owner);
   for (const owner of ['list', 'mix'] as const) await seeder.plants(owner, 1n, LISTED_PLANTS);
-  return { name, url: server.url, seeder, tokens, runs: 0 } satisfies Target;
+  return {
+    name,
+    url: server.url,
+    pid: server.child.pid!,
+    seeder,
+    tokens,
+    runs: 0,
+  } satisfies Target;
 }
 
 interface DatabaseReport {
@@ -194,9 +211,9 @@ async function benchDatabase(db: DatabaseKind): Promise<DatabaseReport> {
     ];
     for (const scenario of SCENARIOS.filter((s) => args.scenario.split(',').includes(s.name))) {
       const result: ScenarioResult = { db, scenario: scenario.name, reference: [], service: [] };
-      for (const t of targets) await load(t.url, await scenario.prepare(t, warmup), warmup);
+      for (const t of targets) await load(t, await scenario.prepare(t, warmup), warmup);
       const turn = (t: Target) => async () =>
-        load(t.url, await scenario.prepare(t, duration), duration);
+        load(t, await scenario.prepare(t, duration), duration);
       const runs = await inTurns(turn(targets[0]), turn(targets[1]), (run, side) =>
         log(
           `${db} ${scenario.name} ${side === 'a' ? 'reference' : 'service'}: ${run.rps.toFixed(0)} req/s, p99 ${run.p99} ms${run.failed ? `, ${run.failed} failed ${JSON.stringify(run.statuses)}` : ''}`,
@@ -219,10 +236,10 @@ async function benchDatabase(db: DatabaseKind): Promise<DatabaseReport> {
           headers: { authorization: `Bearer ${serviceTarget.tokens[owner]}` },
         },
       ];
-      await load(serviceTarget.url, listOf('scale'), warmup);
+      await load(serviceTarget, listOf('scale'), warmup);
       const runs = await inTurns(
-        () => load(serviceTarget.url, listOf('list'), duration),
-        () => load(serviceTarget.url, listOf('scale'), duration),
+        () => load(serviceTarget, listOf('list'), duration),
+        () => load(serviceTarget, listOf('scale'), duration),
       );
       const scale = { rows: scaleRows, small: runs.a, large: runs.b, plan };
       report.scale = scale;
@@ -267,7 +284,7 @@ function printReport(reports: DatabaseReport[]): boolean {
   let targetsMet = true;
   const lines: string[] = [];
   lines.push(
-    `${'scenario'.padEnd(10)} ${'db'.padEnd(8)} ${pad('ref req/s', 10)} ${pad('svc req/s', 10)} ${pad('ratio', 6)} ${pad('ref p50', 8)} ${pad('svc p50', 8)} ${pad('ref p99', 8)} ${pad('svc p99', 8)} ${pad('p99 x', 6)} ${pad('errors', 7)}  target`,
+    `${'scenario'.padEnd(10)} ${'db'.padEnd(8)} ${pad('ref req/s', 10)} ${pad('svc req/s', 10)} ${pad('ratio', 6)} ${pad('ref p50', 8)} ${pad('svc p50', 8)} ${pad('ref p99', 8)} ${pad('svc p99', 8)} ${pad('p99 x', 6)} ${pad('cpu x', 6)} ${pad('errors', 7)}  target`,
   );
   for (const report of reports) {
     for (const s of report.scenarios) {
@@ -277,12 +294,12 @@ function printReport(reports: DatabaseReport[]): boolean {
       const met = ratio.rps >= 0.8 && ratio.p99 <= 1.5;
       targetsMet &&= met;
       lines.push(
-        `${s.scenario.padEnd(10)} ${s.db.padEnd(8)} ${pad(ref.rps.toFixed(0), 10)} ${pad(svc.rps.toFixed(0), 10)} ${pad(ratio.rps.toFixed(2), 6)} ${pad(ref.p50, 8)} ${pad(svc.p50, 8)} ${pad(ref.p99, 8)} ${pad(svc.p99, 8)} ${pad(ratio.p99.toFixed(2), 6)} ${pad(ref.failed + svc.failed, 7)}  ${met ? 'met' : 'NOT MET'}`,
+        `${s.scenario.padEnd(10)} ${s.db.padEnd(8)} ${pad(ref.rps.toFixed(0), 10)} ${pad(svc.rps.toFixed(0), 10)} ${pad(ratio.rps.toFixed(2), 6)} ${pad(ref.p50, 8)} ${pad(svc.p50, 8)} ${pad(ref.p99, 8)} ${pad(svc.p99, 8)} ${pad(ratio.p99.toFixed(2), 6)} ${pad(ratio.cpu.toFixed(2), 6)} ${pad(ref.failed + svc.failed, 7)}  ${met ? 'met' : 'NOT MET'}`,
       );
     }
   }
   lines.push(
-    '(req/s and latencies (ms): medians of the runs; ratio and p99 x: service/reference, each service run against the mean of the reference runs just before and after it, median of those)',
+    '(req/s and latencies (ms): medians of the runs; ratio, p99 x and cpu x (server CPU time per request): service/reference, each service run against the mean of the reference runs just before and after it, median of those)',
   );
   for (const report of reports) {
     const { service, reference } = report.startup;

@@ -107,3 +107,14 @@ export function memoryOf(pid: number, field: 'VmRSS' | 'VmHWM'): number {
   if (!match) throw new Error(`no ${field} in /proc/${pid}/status`);
   return Number(match[1]) * 1024;
 }
+
+/**
+ * CPU time (user + system) the process has used so far, in seconds, from
+ * /proc/<pid>/stat (fields 14 and 15, in clock ticks of 1/100 s).
+ */
+export function cpuSecondsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields are counted after the command name, which is in parentheses and may hold spaces.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}

@@ -8,6 +8,8 @@ export type Owner = (typeof OWNERS)[number];
 export interface Target {
   name: 'reference' | 'service';
   url: string;
+  /** The server's process: its CPU time is read around every run. */
+  pid: number;
   seeder: Seeder;
   tokens: Record<Owner, string>;
   /** Counts the runs against this target, so that every run writes ids of its own. */

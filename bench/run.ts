@@ -9,6 +9,7 @@
  *   npm run bench -- --quick            a smoke run (CI): short turns, small data
  *   npm run bench -- --db sqlite --scenario list --rounds 1 --duration 3 --skip-scale
  *   npm run bench -- --service-env LOG_LEVEL=warn --service-env METRICS_ENABLED=false
+ *   npm run bench -- --node-arg=--cpu-prof --reference-node-arg=--cpu-prof   profiles of both
  *
  * Prints a table, writes bench/results.json, exits 1 when any request failed.
  */
@@ -33,7 +34,9 @@ const { values: args } = parseArgs({
     warmup: { type: 'string' },
     connections: { type: 'string', default: '32' },
     'skip-scale': { type: 'boolean', default: false },
+    // Node options for the service, e.g. --cpu-prof; --reference-node-arg for the reference.
     'node-arg': { type: 'string', multiple: true, default: [] },
+    'reference-node-arg': { type: 'string', multiple: true, default: [] },
     // KEY=VALUE for the service's environment, e.g. LOG_LEVEL=warn to see what the request log costs.
     'service-env': { type: 'string', multiple: true, default: [] },
   },
@@ -192,9 +195,12 @@ async function benchDatabase(db: DatabaseKind): Promise<DatabaseReport> {
     };
     const service = await startServer('service', SERVICE, serviceEnv, args['node-arg']);
     servers.push(service);
-    const reference = await startServer('reference', REFERENCE, {
-      DATABASE_URL: databases.reference.url,
-    });
+    const reference = await startServer(
+      'reference',
+      REFERENCE,
+      { DATABASE_URL: databases.reference.url },
+      args['reference-node-arg'],
+    );
     servers.push(reference);
     const report: DatabaseReport = {
       db,

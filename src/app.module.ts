@@ -1,6 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
-import { ThrottlerGuard } from '@nestjs/throttler';
 import { BearerAuthGuard } from './auth/bearer-auth.guard.js';
 import { AuthModule } from './auth/auth.module.js';
 import { HttpErrorFilter } from './common/errors/http-error.filter.js';
@@ -14,6 +13,7 @@ import { LoggingModule } from './logging/logging.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { PlantsModule } from './plants/plants.module.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
+import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
 
 /**
  * The application. Pipe, filter and guards are providers (APP_PIPE,
@@ -41,7 +41,7 @@ export class AppModule {
       providers: [
         { provide: APP_GUARD, useClass: BearerAuthGuard },
         // Not registered at all when off: a guard that only skips still runs on every request.
-        ...(env.RATE_LIMIT_ENABLED ? [{ provide: APP_GUARD, useClass: ThrottlerGuard }] : []),
+        ...(env.RATE_LIMIT_ENABLED ? [{ provide: APP_GUARD, useClass: RateLimitGuard }] : []),
         { provide: APP_PIPE, useFactory: createValidationPipe },
         { provide: APP_FILTER, useClass: HttpErrorFilter },
       ],

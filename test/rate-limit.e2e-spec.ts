@@ -38,8 +38,14 @@ describe('rate limits (in memory)', () => {
     const address = randomAddress();
     const alice = (await t.current.newCaller()).auth;
     const bob = (await t.current.newCaller()).auth;
-    for (let i = 0; i < 3; i++)
-      expect((await from(t.current, address, alice)).statusCode).toBe(200);
+    for (let i = 0; i < 3; i++) {
+      const response = await from(t.current, address, alice);
+      expect(response.statusCode).toBe(200);
+      // The budget, what is left of it, and the seconds until the window ends.
+      expect(response.headers['x-ratelimit-limit']).toBe('3');
+      expect(response.headers['x-ratelimit-remaining']).toBe(String(2 - i));
+      expect(Number(response.headers['x-ratelimit-reset'])).toBeGreaterThan(0);
+    }
     expect429(await from(t.current, address, alice));
     // Same client address, another owner: a budget of its own.
     expect((await from(t.current, address, bob)).statusCode).toBe(200);

@@ -1,7 +1,7 @@
 import type { ThrottlerStorage } from '@nestjs/throttler';
 
 /** ThrottlerStorageRecord, which @nestjs/throttler does not export from its index. */
-type StorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
+export type StorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
 interface Counter {
   hits: number;
@@ -43,6 +43,17 @@ export class MemoryThrottlerStorage implements ThrottlerStorage {
     blockDuration: number,
     throttlerName: string,
   ): Promise<StorageRecord> {
+    return this.hit(key, ttl, limit, blockDuration, throttlerName);
+  }
+
+  /** increment() without the promise: RateLimitGuard counts a request with no await. */
+  hit(
+    key: string,
+    ttl: number,
+    limit: number,
+    blockDuration: number,
+    throttlerName: string,
+  ): StorageRecord {
     const now = this.now();
     const id = `${throttlerName}:${key}`;
     let counter = this.counters.get(id);

@@ -9,6 +9,7 @@
  * Run by bench/run.ts as a child process: DATABASE_URL, PORT, HOST, DB_POOL_SIZE.
  */
 import { createHash } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import { isInteger, parse } from 'lossless-json';
 import { postgresStore, sqliteStore, type PlantRow, type Store } from './store.js';
@@ -197,4 +198,5 @@ async function main(): Promise<void> {
   process.once('SIGINT', stop);
 }
 
-await main();
+// Run as a program (bench/run.ts starts it); imported, it only builds (in-process measurements).
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await main();

@@ -4,6 +4,7 @@ import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
 import type { Environment } from '../config/environment.js';
+import { PerRoute } from '../common/http/per-route.js';
 import { AUTH_FAILURE_LIMITER } from '../rate-limit/rate-limit.module.js';
 import type { AuthFailureLimiter } from '../rate-limit/auth-failure.limiter.js';
 import { TooManyRequestsException } from '../rate-limit/too-many-requests.exception.js';
@@ -20,6 +21,11 @@ import { IS_PUBLIC } from './public.decorator.js';
 @Injectable()
 export class BearerAuthGuard extends AuthGuard('bearer') {
   private readonly limitFailures: boolean;
+  private readonly isPublic = new PerRoute(
+    (handler, classRef) =>
+      this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC, [handler, classRef]) ===
+      true,
+  );
 
   constructor(
     private readonly reflector: Reflector,
@@ -31,14 +37,11 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
   }
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
-    const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
-    if (isPublic) return true;
+    if (this.isPublic.get(context)) return true;
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     if (this.limitFailures) {
-      const wait = await this.failures.retryAfter(request.ip);
+      const pending = this.failures.retryAfter(request.ip);
+      const wait = typeof pending === 'number' ? pending : await pending;
       if (wait > 0) {
         throw new TooManyRequestsException(
           'too many failed authentications from this client: retry after the number of seconds in Retry-After',

@@ -74,12 +74,12 @@ export class PlantsRepository {
    * list that fits in one page, which needs no id to go on from. Leaving out
    * CAST(id AS TEXT) makes a 20-row query about a third cheaper on SQLite.
    */
-  async head(owner: string, limit: number): Promise<PlantRow[]> {
+  head(owner: string, limit: number): Promise<PlantRow[]> {
     return this.firstRows.all([owner, limit]);
   }
 
   /** One page of the owner's plants in ascending id order, after `afterId` when given (keyset paging). */
-  async page(owner: string, size: number, afterId?: string): Promise<StoredPlant[]> {
+  page(owner: string, size: number, afterId?: string): Promise<StoredPlant[]> {
     return afterId === undefined
       ? this.firstPage.all([owner, size])
       : this.pageAfter.all([owner, BigInt(afterId), size]);

@@ -6,8 +6,11 @@ import type { Redis } from 'ioredis';
  * guessing tokens is slowed without affecting other clients.
  */
 export interface AuthFailureLimiter {
-  /** Seconds until the client may try again; 0 when it may now. */
-  retryAfter(client: string): Promise<number>;
+  /**
+   * Seconds until the client may try again; 0 when it may now. The in-memory
+   * limiter answers without a promise: it is asked on every request.
+   */
+  retryAfter(client: string): number | Promise<number>;
   recordFailure(client: string): Promise<void>;
 }
 
@@ -20,7 +23,7 @@ export class MemoryAuthFailureLimiter implements AuthFailureLimiter {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async retryAfter(client: string): Promise<number> {
+  retryAfter(client: string): number {
     const entry = this.current(client);
     return entry && entry.count >= this.limit ? (entry.resetAt - this.now()) / 1000 : 0;
   }

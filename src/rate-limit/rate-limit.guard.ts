@@ -9,6 +9,7 @@ import {
   THROTTLER_TRACKER,
   THROTTLER_TTL,
 } from '@nestjs/throttler/dist/throttler.constants.js';
+import { PerRoute } from '../common/http/per-route.js';
 import { MemoryThrottlerStorage, type StorageRecord } from './memory-throttler.storage.js';
 
 /**
@@ -51,11 +52,13 @@ interface RouteLimit {
  */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {
-  /** Per controller class, per handler: the route's limits, or null for the library's path. */
-  private readonly routes = new WeakMap<Type, WeakMap<object, RouteLimit[] | null>>();
+  /** Per route: its limits, or null for the library's path. */
+  private readonly routes = new PerRoute((handler, classRef) =>
+    this.resolveLimits(handler, classRef),
+  );
 
   override canActivate(context: ExecutionContext): Promise<boolean> {
-    const limits = this.limitsOf(context);
+    const limits = this.routes.get(context);
     if (limits === null) return super.canActivate(context);
     const { req, res } = this.getRequestResponse(context);
     // Synchronous all the way through when the storage and the tracker are; a promise only otherwise.
@@ -137,17 +140,6 @@ export class RateLimitGuard extends ThrottlerGuard {
       this.setResponseHeader(res, route.headers.reset, record.timeToExpire);
     }
     return undefined;
-  }
-
-  private limitsOf(context: ExecutionContext): RouteLimit[] | null {
-    const classRef = context.getClass();
-    const handler = context.getHandler();
-    let handlers = this.routes.get(classRef);
-    if (!handlers) this.routes.set(classRef, (handlers = new WeakMap()));
-    let limits = handlers.get(handler);
-    if (limits === undefined)
-      handlers.set(handler, (limits = this.resolveLimits(handler, classRef)));
-    return limits;
   }
 
   /** What the library's canActivate works out on every request, worked out once per route. */

@@ -39,7 +39,7 @@ interface RouteLimit {
  *
  * The library's canActivate reads six pieces of route metadata for every
  * throttler and awaits seven times on every request; with rate limiting on,
- * that guard cost a third of the service's CPU time per list request
+ * that guard cost about a quarter of the service's CPU time per list request
  * (BENCHMARKS.md). Here a route's settings are read once, on its first
  * request, and with the in-memory storage a request is counted without a
  * promise, so the guard answers synchronously (Nest awaits a guard only when

@@ -1,5 +1,15 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  rmSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { request } from 'node:http';
 import { type AddressInfo, createServer } from 'node:net';
 
@@ -44,6 +54,12 @@ async function freePort(): Promise<number> {
  * Starts `node <script>` on a free port and waits for its first answer (a 401
  * from GET /plants without a token): start-up time is from spawn to that
  * answer. Not read from the log, so that any LOG_LEVEL works.
+ *
+ * The server's stdout and stderr go to a file, as a container's log does, not
+ * to a pipe read by this process: this process also runs autocannon, and
+ * reading the service's line per request would take CPU from the load
+ * generator while the service is measured and not while the reference (no
+ * line per request) is.
  */
 export async function startServer(
   name: string,
@@ -53,6 +69,7 @@ export async function startServer(
 ): Promise<Server> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
+  const log = openLog(name);
   const started = performance.now();
   const child = spawn(process.execPath, [...nodeArgs, script], {
     env: {
@@ -64,40 +81,66 @@ export async function startServer(
       PORT: String(port),
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', log.fd, log.fd],
   });
-  let output = '';
-  const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-20_000);
-  };
-  child.stdout.on('data', keep);
-  child.stderr.on('data', keep);
+  closeSync(log.fd);
+  const output = () => tail(log.path, 20_000);
   let exited = false;
   child.once('exit', () => (exited = true));
   let status = 0;
+  const fail = (why: string) => {
+    const text = output();
+    child.kill('SIGKILL');
+    rmSync(log.dir, { recursive: true, force: true });
+    return new Error(`${name} ${why}:\n${text}`);
+  };
   while (status === 0) {
-    if (exited) throw new Error(`${name} exited:\n${output}`);
-    if (performance.now() - started > 60_000) throw new Error(`${name} did not start:\n${output}`);
+    if (exited) throw fail('exited');
+    if (performance.now() - started > 60_000) throw fail('did not start');
     status = await getStatus(`${url}/plants`).catch(() => 0);
     if (status === 0) await new Promise((resolve) => setTimeout(resolve, 10));
   }
-  if (status !== 401) throw new Error(`${name}: GET /plants without a token answered ${status}`);
+  if (status !== 401) throw fail(`answered GET /plants without a token with ${status}`);
   const startupMs = performance.now() - started;
   return {
     name,
     child,
     url,
     startupMs,
-    output: () => output,
+    output,
     stop: async () => {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const stopped = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await stopped;
-      clearTimeout(timer);
+      if (child.exitCode === null && child.signalCode === null) {
+        const stopped = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        await stopped;
+        clearTimeout(timer);
+      }
+      rmSync(log.dir, { recursive: true, force: true });
     },
   };
+}
+
+function openLog(name: string): { dir: string; path: string; fd: number } {
+  const dir = mkdtempSync(join(tmpdir(), `plant-store-bench-${name}-`));
+  const path = join(dir, 'output.log');
+  return { dir, path, fd: openSync(path, 'w') };
+}
+
+/** The last `bytes` bytes of a file (the log of a long run is large), or '' when it is gone. */
+function tail(path: string, bytes: number): string {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const size = fstatSync(fd).size;
+    const buffer = Buffer.alloc(Math.min(size, bytes));
+    readSync(fd, buffer, 0, buffer.length, size - buffer.length);
+    return buffer.toString('utf8');
+  } catch {
+    return '';
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 /** A field of /proc/<pid>/status in bytes (VmRSS: now, VmHWM: peak since the last reset). */

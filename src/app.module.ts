@@ -3,7 +3,7 @@ import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { BearerAuthGuard } from './auth/bearer-auth.guard.js';
 import { AuthModule } from './auth/auth.module.js';
 import { HttpErrorFilter } from './common/errors/http-error.filter.js';
-import { createValidationPipe } from './common/validation/validation.pipe.js';
+import { DtoValidationPipe } from './common/validation/validation.pipe.js';
 import { configModule } from './config/config.module.js';
 import type { Environment } from './config/environment.js';
 import { DatabaseModule } from './database/database.module.js';
@@ -42,7 +42,7 @@ export class AppModule {
         { provide: APP_GUARD, useClass: BearerAuthGuard },
         // Not registered at all when off: a guard that only skips still runs on every request.
         ...(env.RATE_LIMIT_ENABLED ? [{ provide: APP_GUARD, useClass: RateLimitGuard }] : []),
-        { provide: APP_PIPE, useFactory: createValidationPipe },
+        { provide: APP_PIPE, useClass: DtoValidationPipe },
         { provide: APP_FILTER, useClass: HttpErrorFilter },
       ],
     };

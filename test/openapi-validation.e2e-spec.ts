@@ -8,7 +8,8 @@ import { plantsClient } from './support/plants-client.js';
 import { useTestApp } from './support/test-app.js';
 import { validatedRequest } from './support/validated-request.js';
 
-const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8' };
+const REQUEST_ID = { 'x-request-id': 'req-1' };
+const JSON_TYPE = { 'content-type': 'application/json; charset=utf-8', ...REQUEST_ID };
 
 const response = (overrides: Partial<ReceivedResponse>): ReceivedResponse => ({
   method: 'GET',
@@ -29,7 +30,7 @@ describe('the response validator of the e2e suites (fed from openapi.json)', () 
     for (const ok of [
       response({ text: '[{"name":"Fern","tag":"green"},{"name":"Cactus"}]' }),
       response({ method: 'POST', url: '/plants', text: '{"name":"Fern"}' }),
-      response({ method: 'DELETE', url: '/plants/-5', status: 204, headers: {}, text: '' }),
+      response({ method: 'DELETE', url: '/plants/-5', status: 204, headers: REQUEST_ID, text: '' }),
       response({
         status: 401,
         headers: { ...JSON_TYPE, 'www-authenticate': 'Bearer realm="plants"' },
@@ -83,6 +84,11 @@ describe('the response validator of the e2e suites (fed from openapi.json)', () 
       'a 401 without its required WWW-Authenticate',
       response({ status: 401, text: error(401) }),
       /required header WWW-Authenticate is missing/,
+    ],
+    [
+      'a response without its X-Request-Id',
+      response({ headers: { 'content-type': 'application/json; charset=utf-8' } }),
+      /required header X-Request-Id is missing/,
     ],
     [
       'a success for a route the document does not have',

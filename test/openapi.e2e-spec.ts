@@ -115,4 +115,32 @@ describe('OpenAPI document', () => {
       content: { 'application/json': { schema: { $ref: '#/components/schemas/NewPlant' } } },
     });
   });
+
+  it('declares X-Request-Id on every response, and the X-RateLimit-* headers on every success of an authenticated operation, as the service sends them', async () => {
+    const { paths } = await served();
+    const rateLimit = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+    for (const [path, item] of Object.entries(paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        const authenticated = (operation.security ?? []).length > 0;
+        for (const [status, response] of Object.entries(
+          operation.responses as Record<string, { headers?: Record<string, unknown> }>,
+        )) {
+          const where = `${method} ${path} ${status}`;
+          const headers = Object.keys(response.headers ?? {});
+          expect(response.headers?.['X-Request-Id'], where).toMatchObject({ required: true });
+          if (authenticated && status.startsWith('2'))
+            expect(headers, where).toEqual(expect.arrayContaining(rateLimit));
+          else
+            expect(
+              headers.filter((name) => rateLimit.includes(name)),
+              where,
+            ).toEqual([]);
+        }
+      }
+    }
+    // Sent: X-Request-Id by every response the validated client checks (it is required);
+    // the X-RateLimit-* headers by test/rate-limit.e2e-spec.ts, where rate limiting is on.
+    const health = await t.current.http().get('/health/live');
+    expect(health.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
 });

@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { composeSchema } from './compose-schemas.js';
+import { declarePipelineHeaders } from './response-headers.js';
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -25,6 +26,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .build();
   const document = SwaggerModule.createDocument(app, config);
   composeSchema(document, 'NewPlant', 'Plant');
+  declarePipelineHeaders(document);
   return document;
 }
 

@@ -155,6 +155,8 @@ export interface operations {
             /** @description Alive */
             200: {
                 headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -180,6 +182,8 @@ export interface operations {
             /** @description Ready */
             200: {
                 headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -196,6 +200,8 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before asking again */
                     "Retry-After": string;
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -225,6 +231,14 @@ export interface operations {
             /** @description The caller's plants, in ascending id order */
             200: {
                 headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    /** @description Requests the token owner may make in the current window (sent while rate limiting is on, also on the errors answered after authentication) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -234,6 +248,8 @@ export interface operations {
             /** @description The request is invalid; the message says which field and why */
             400: {
                 headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -245,6 +261,8 @@ export interface operations {
                 headers: {
                     /** @description Bearer realm="plants", with error="invalid_token" when the token is unknown or revoked */
                     "WWW-Authenticate": string;
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -256,6 +274,8 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After": string;
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -265,6 +285,8 @@ export interface operations {
             /** @description An unexpected fault; the cause is logged, never sent */
             500: {
                 headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -276,6 +298,8 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After": string;
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -300,6 +324,14 @@ export interface operations {
             /** @description The plant was created (or was already there, identical) */
             200: {
                 headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    /** @description Requests the token owner may make in the current window (sent while rate limiting is on, also on the errors answered after authentication) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -309,6 +341,8 @@ export interface operations {
             /** @description The request is invalid; the message says which field and why */
             400: {
                 headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -320,6 +354,8 @@ export interface operations {
                 headers: {
                     /** @description Bearer realm="plants", with error="invalid_token" when the token is unknown or revoked */
                     "WWW-Authenticate": string;
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -329,6 +365,8 @@ export interface operations {
             /** @description The id is already used by this owner for a different plant */
             409: {
                 headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -338,6 +376,8 @@ export interface operations {
             /** @description The body is larger than the limit */
             413: {
                 headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -347,6 +387,8 @@ export interface operations {
             /** @description The body is not application/json */
             415: {
                 headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -358,6 +400,8 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After": string;
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -367,6 +411,8 @@ export interface operations {
             /** @description An unexpected fault; the cause is logged, never sent */
             500: {
                 headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -378,6 +424,8 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After": string;
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -401,6 +449,14 @@ export interface operations {
             /** @description The plant was deleted */
             204: {
                 headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    /** @description Requests the token owner may make in the current window (sent while rate limiting is on, also on the errors answered after authentication) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -408,6 +464,8 @@ export interface operations {
             /** @description The request is invalid; the message says which field and why */
             400: {
                 headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -419,6 +477,8 @@ export interface operations {
                 headers: {
                     /** @description Bearer realm="plants", with error="invalid_token" when the token is unknown or revoked */
                     "WWW-Authenticate": string;
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -428,6 +488,8 @@ export interface operations {
             /** @description The caller has no plant with this id */
             404: {
                 headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -439,6 +501,8 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After": string;
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -448,6 +512,8 @@ export interface operations {
             /** @description An unexpected fault; the cause is logged, never sent */
             500: {
                 headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -459,6 +525,8 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait before retrying */
                     "Retry-After": string;
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
                     [name: string]: unknown;
                 };
                 content: {

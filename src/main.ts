@@ -5,7 +5,7 @@ import { installGracefulShutdown } from './lifecycle/graceful-shutdown.js';
 async function bootstrap(): Promise<void> {
   const { app, env } = await createApp();
   const logger = new Logger('PlantStore');
-  installGracefulShutdown(app, env.SHUTDOWN_TIMEOUT_MS, logger);
+  installGracefulShutdown(app, env.SHUTDOWN_TIMEOUT_MS, new Logger('Shutdown'));
   await app.listen({ port: env.PORT, host: env.HOST });
   const url = await app.getUrl();
   logger.log(`Listening on ${url} (Swagger UI: ${url}/docs)`);

@@ -179,8 +179,8 @@ describe('the running service (node dist/main.js)', () => {
         expect(plants[count - 1]).toEqual({ name: `plant ${count}` });
       }
       expect(await exited).toBe(0);
-      expect(service.output()).toMatch(/SIGTERM received/);
-      expect(service.output()).toMatch(/stopped cleanly/);
+      expect(service.output()).toMatch(/"context":"Shutdown","msg":"SIGTERM received/);
+      expect(service.output()).toMatch(/"context":"Shutdown","msg":"stopped cleanly"/);
       await expect(fetch(`${service.url}/health/live`)).rejects.toThrow();
     });
   });

@@ -1,10 +1,4 @@
-import type { OpenAPIObject } from '@nestjs/swagger';
-
-interface HeaderObject {
-  description: string;
-  required: boolean;
-  schema: { type: 'string' | 'integer' };
-}
+import type { HeaderObject, OpenAPIObject } from '@nestjs/swagger';
 
 /** Set on every response by the onRequest hook of RequestLogHooks. */
 const REQUEST_ID: Record<string, HeaderObject> = {

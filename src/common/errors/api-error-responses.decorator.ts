@@ -1,12 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiResponse } from '@nestjs/swagger';
+import { ApiResponse, type HeaderObject } from '@nestjs/swagger';
 import { ErrorDto } from './error.dto.js';
-
-interface HeaderObject {
-  description: string;
-  required: boolean;
-  schema: { type: 'string' };
-}
 
 interface ErrorStatusDoc {
   description: string;

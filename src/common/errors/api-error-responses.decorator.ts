@@ -2,6 +2,15 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiResponse, type HeaderObject } from '@nestjs/swagger';
 import { ErrorDto } from './error.dto.js';
 
+/** Sent with every 429 and 503 (see error-response.ts and TooManyRequestsException). */
+const RETRY_AFTER: Record<string, HeaderObject> = {
+  'Retry-After': {
+    description: 'Seconds to wait before retrying',
+    required: true,
+    schema: { type: 'string' },
+  },
+};
+
 interface ErrorStatusDoc {
   description: string;
   headers?: Record<string, HeaderObject>;
@@ -39,13 +48,7 @@ const ERRORS = {
   429: {
     description:
       "The token owner's request budget, or this client's failed-authentication budget, is spent; retry after the Retry-After seconds",
-    headers: {
-      'Retry-After': {
-        description: 'Seconds to wait before retrying',
-        required: true,
-        schema: { type: 'string' },
-      },
-    },
+    headers: RETRY_AFTER,
     messages: [
       'too many requests: retry after the number of seconds in Retry-After',
       'too many failed authentications from this client: retry after the number of seconds in Retry-After',
@@ -57,13 +60,7 @@ const ERRORS = {
   },
   503: {
     description: 'The database is unavailable; retry after the Retry-After seconds',
-    headers: {
-      'Retry-After': {
-        description: 'Seconds to wait before retrying',
-        required: true,
-        schema: { type: 'string' },
-      },
-    },
+    headers: RETRY_AFTER,
     messages: ['the database is unavailable; retry the request later'],
   },
 } satisfies Record<number, ErrorStatusDoc>;

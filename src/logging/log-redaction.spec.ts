@@ -11,6 +11,16 @@ describe('redactUrl', () => {
     expect(redactUrl('/plants?limit=5')).toBe('/plants?limit=5');
     expect(redactUrl('/plants')).toBe('/plants');
   });
+
+  it('redacts a token parameter whose name is percent-encoded', () => {
+    expect(redactUrl('/plants?to%6Ben=pst_secret')).not.toContain('pst_secret');
+    expect(redactUrl('/plants?limit=1&access%5Ftoken=pst_secret')).not.toContain('pst_secret');
+  });
+
+  it('leaves a query that merely mentions a token or holds an escape as it was', () => {
+    expect(redactUrl('/plants?limit=20&tokens=x')).toBe('/plants?limit=20&tokens=x');
+    expect(redactUrl('/plants?q=%41')).toBe('/plants?q=%41');
+  });
 });
 
 describe('requestIdFrom', () => {

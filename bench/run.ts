@@ -3,15 +3,7 @@
  * hand-written reference (bench/reference), on SQLite and on PostgreSQL,
  * measured in turns so that a drift of the machine's speed hits both. Then
  * the service alone at scale: 1,000,000 plants behind a list, a 200,000-plant
- * list streamed whole, start-up time and idle memory.
- *
- *   npm run bench                       the full run (about 10 minutes)
- *   npm run bench -- --quick            a smoke run (CI): short turns, small data
- *   npm run bench -- --db sqlite --scenario list --rounds 1 --duration 3 --skip-scale
- *   npm run bench -- --service-env LOG_LEVEL=warn --service-env METRICS_ENABLED=false
- *   npm run bench -- --node-arg=--cpu-prof --reference-node-arg=--cpu-prof   profiles of both
- *
- * Prints a table, writes bench/results.json, exits 1 when any request failed.
+ * list streamed whole, start-up time and idle memory. Options: USAGE below.
  */
 import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -24,23 +16,52 @@ import { measureBigList, type BigListResult } from './support/big-list.js';
 import { cpuSecondsOf, memoryOf, startServer, type Server } from './support/processes.js';
 import { LISTED_PLANTS, OWNERS, SCENARIOS, type Owner, type Target } from './support/scenarios.js';
 
-const { values: args } = parseArgs({
-  options: {
-    quick: { type: 'boolean', default: false },
-    db: { type: 'string', default: 'sqlite,postgres' },
-    scenario: { type: 'string', default: SCENARIOS.map((s) => s.name).join(',') },
-    rounds: { type: 'string' },
-    duration: { type: 'string' },
-    warmup: { type: 'string' },
-    connections: { type: 'string', default: '32' },
-    'skip-scale': { type: 'boolean', default: false },
-    // Node options for the service, e.g. --cpu-prof; --reference-node-arg for the reference.
-    'node-arg': { type: 'string', multiple: true, default: [] },
-    'reference-node-arg': { type: 'string', multiple: true, default: [] },
-    // KEY=VALUE for the service's environment, e.g. LOG_LEVEL=warn to see what the request log costs.
-    'service-env': { type: 'string', multiple: true, default: [] },
-  },
-});
+const USAGE = `npm run bench [-- options]
+  (none)                   the full run (about 10 minutes)
+  --quick                  a smoke run (CI): short turns, small data
+  --db sqlite,postgres     --scenario list,create,delete,mix
+  --rounds N --duration SECONDS --warmup SECONDS --connections N
+  --skip-scale             leave out the 1,000,000-plant list, the 200,000-plant list and memory
+  --service-env KEY=VALUE  start the service with a setting changed, e.g. LOG_LEVEL=warn
+  --versus-env KEY=VALUE   the service against itself: the reference's turns are the service's
+                           (with --service-env), the service's have this setting changed too;
+                           cpu x is then what the setting saves or costs
+  --node-arg=ARG           a Node option for the service, e.g. --node-arg=--cpu-prof
+  --reference-node-arg=ARG the same for the reference
+Prints a table, writes bench/results.json, exits 1 when any request failed.`;
+
+const args = (() => {
+  try {
+    return parseArgs({
+      options: {
+        quick: { type: 'boolean', default: false },
+        db: { type: 'string', default: 'sqlite,postgres' },
+        scenario: { type: 'string', default: SCENARIOS.map((s) => s.name).join(',') },
+        rounds: { type: 'string' },
+        duration: { type: 'string' },
+        warmup: { type: 'string' },
+        connections: { type: 'string', default: '32' },
+        'skip-scale': { type: 'boolean', default: false },
+        // Node options for the service, e.g. --cpu-prof; --reference-node-arg for the reference.
+        'node-arg': { type: 'string', multiple: true, default: [] },
+        'reference-node-arg': { type: 'string', multiple: true, default: [] },
+        // KEY=VALUE for the service's environment, e.g. LOG_LEVEL=warn to see what the request log costs.
+        'service-env': { type: 'string', multiple: true, default: [] },
+        // KEY=VALUE: measure the service against itself, this setting changed (see USAGE).
+        'versus-env': { type: 'string', multiple: true, default: [] },
+        help: { type: 'boolean', default: false },
+      },
+    }).values;
+  } catch (error) {
+    console.error(`${(error as Error).message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+})();
+
+if (args.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 
 const quick = args.quick;
 const rounds = Number(args.rounds ?? (quick ? 1 : 6));
@@ -55,13 +76,18 @@ const postgresAdminUrl =
   'postgres://postgres@127.0.0.1:5432/postgres';
 
 const SERVICE = resolve('dist/main.js');
-const extraServiceEnv = Object.fromEntries(
-  args['service-env'].map((pair) => {
-    const at = pair.indexOf('=');
-    if (at < 1) throw new Error(`--service-env takes KEY=VALUE, not ${pair}`);
-    return [pair.slice(0, at), pair.slice(at + 1)];
-  }),
-);
+const environment = (option: 'service-env' | 'versus-env') =>
+  Object.fromEntries(
+    args[option].map((pair) => {
+      const at = pair.indexOf('=');
+      if (at < 1) throw new Error(`--${option} takes KEY=VALUE, not ${pair}`);
+      return [pair.slice(0, at), pair.slice(at + 1)];
+    }),
+  );
+const extraServiceEnv = environment('service-env');
+const versusEnv = environment('versus-env');
+/** The service against itself: the reference side runs the service with the settings of --service-env alone. */
+const versus = args['versus-env'].length > 0;
 const REFERENCE = resolve('dist/bench/reference/server.js');
 
 interface Run {
@@ -193,14 +219,26 @@ async function benchDatabase(db: DatabaseKind): Promise<DatabaseReport> {
       RATE_LIMIT_MAX: '10000000',
       ...extraServiceEnv,
     };
-    const service = await startServer('service', SERVICE, serviceEnv, args['node-arg']);
-    servers.push(service);
-    const reference = await startServer(
-      'reference',
-      REFERENCE,
-      { DATABASE_URL: databases.reference.url },
-      args['reference-node-arg'],
+    const service = await startServer(
+      'service',
+      SERVICE,
+      { ...serviceEnv, ...versusEnv },
+      args['node-arg'],
     );
+    servers.push(service);
+    const reference = versus
+      ? await startServer(
+          'reference',
+          SERVICE,
+          { ...serviceEnv, DATABASE_URL: databases.reference.url },
+          args['node-arg'],
+        )
+      : await startServer(
+          'reference',
+          REFERENCE,
+          { DATABASE_URL: databases.reference.url },
+          args['reference-node-arg'],
+        );
     servers.push(reference);
     const report: DatabaseReport = {
       db,
@@ -297,9 +335,9 @@ function printReport(reports: DatabaseReport[]): boolean {
       const svc = summary(s.service);
       const ratio = compare(s.reference, s.service);
       const met = ratio.rps >= 0.8 && ratio.p99 <= 1.5;
-      targetsMet &&= met;
+      targetsMet &&= met && !versus;
       lines.push(
-        `${s.scenario.padEnd(10)} ${s.db.padEnd(8)} ${pad(ref.rps.toFixed(0), 10)} ${pad(svc.rps.toFixed(0), 10)} ${pad(ratio.rps.toFixed(2), 6)} ${pad(ref.p50, 8)} ${pad(svc.p50, 8)} ${pad(ref.p99, 8)} ${pad(svc.p99, 8)} ${pad(ratio.p99.toFixed(2), 6)} ${pad(ratio.cpu.toFixed(2), 6)} ${pad(ref.failed + svc.failed, 7)}  ${met ? 'met' : 'NOT MET'}`,
+        `${s.scenario.padEnd(10)} ${s.db.padEnd(8)} ${pad(ref.rps.toFixed(0), 10)} ${pad(svc.rps.toFixed(0), 10)} ${pad(ratio.rps.toFixed(2), 6)} ${pad(ref.p50, 8)} ${pad(svc.p50, 8)} ${pad(ref.p99, 8)} ${pad(svc.p99, 8)} ${pad(ratio.p99.toFixed(2), 6)} ${pad(ratio.cpu.toFixed(2), 6)} ${pad(ref.failed + svc.failed, 7)}  ${versus ? '-' : met ? 'met' : 'NOT MET'}`,
       );
     }
   }
@@ -344,7 +382,7 @@ async function main(): Promise<void> {
     reports.push(await benchDatabase(kind));
   }
   console.log(
-    `\nPlant Store bench, ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} cores, ${mib(totalmem())} memory; ${connections} connections, turns of ${duration} s (reference ${rounds + 1}, service ${rounds}) after ${warmup} s of warm-up each${quick ? ' (quick)' : ''}${args['service-env'].length > 0 ? `; service environment: ${args['service-env'].join(' ')}` : ''}\n`,
+    `\nPlant Store bench, ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} cores, ${mib(totalmem())} memory; ${connections} connections, turns of ${duration} s (reference ${rounds + 1}, service ${rounds}) after ${warmup} s of warm-up each${quick ? ' (quick)' : ''}${args['service-env'].length > 0 ? `; service environment: ${args['service-env'].join(' ')}` : ''}${versus ? `\nversus: "ref" is the service itself, "svc" the service with ${args['versus-env'].join(' ')}` : ''}\n`,
   );
   const targetsMet = printReport(reports);
   writeFileSync(
@@ -359,6 +397,7 @@ async function main(): Promise<void> {
         duration,
         connections,
         serviceEnv: extraServiceEnv,
+        versusEnv,
         reports,
         targetsMet,
       },

@@ -26,7 +26,8 @@ const USAGE = `npm run bench [-- options]
   --versus-env KEY=VALUE   the service against itself: the reference's turns are the service's
                            (with --service-env), the service's have this setting changed too;
                            cpu x is then what the setting saves or costs
-  --node-arg=ARG           a Node option for the service, e.g. --node-arg=--cpu-prof
+  --node-arg=ARG           a Node option for the service (both sides with --versus-env),
+                           e.g. --node-arg=--cpu-prof
   --reference-node-arg=ARG the same for the reference
 Prints a table, writes bench/results.json, exits 1 when any request failed.`;
 

@@ -26,9 +26,14 @@ const USAGE = `npm run bench [-- options]
   --versus-env KEY=VALUE   the service against itself: the reference's turns are the service's
                            (with --service-env), the service's have this setting changed too;
                            cpu x is then what the setting saves or costs
-  --node-arg=ARG           a Node option for the service (both sides with --versus-env),
+  --versus-node-arg=ARG    the same with a Node option changed on the service's side only,
+                           e.g. --versus-node-arg=--allocation-site-pretenuring
+  --node-arg=ARG           a Node option for the service (both sides in --versus-* modes),
                            e.g. --node-arg=--cpu-prof
   --reference-node-arg=ARG the same for the reference
+  --service floor          bench/floor in the service's place: the reference's handlers and
+                           store under NestJS, its Fastify adapter and a passport guard, and
+                           nothing else; cpu x is then what the fixed stack alone costs
 Prints a table, writes bench/results.json, exits 1 when any request failed.`;
 
 const args = (() => {
@@ -50,6 +55,8 @@ const args = (() => {
         'service-env': { type: 'string', multiple: true, default: [] },
         // KEY=VALUE: measure the service against itself, this setting changed (see USAGE).
         'versus-env': { type: 'string', multiple: true, default: [] },
+        'versus-node-arg': { type: 'string', multiple: true, default: [] },
+        service: { type: 'string', default: 'service' },
         help: { type: 'boolean', default: false },
       },
     }).values;
@@ -62,6 +69,18 @@ const args = (() => {
 if (args.help) {
   console.log(USAGE);
   process.exit(0);
+}
+/** bench/floor instead of the service (see USAGE): it takes no service settings and has no scale part. */
+const floor = args.service === 'floor';
+if (
+  !['service', 'floor'].includes(args.service) ||
+  (floor &&
+    args['versus-env'].length + args['versus-node-arg'].length + args['service-env'].length > 0)
+) {
+  console.error(
+    `--service takes service or floor, and floor goes with neither --service-env nor --versus-*\n\n${USAGE}`,
+  );
+  process.exit(2);
 }
 
 const quick = args.quick;
@@ -76,7 +95,7 @@ const postgresAdminUrl =
   process.env.TEST_POSTGRES_URL ??
   'postgres://postgres@127.0.0.1:5432/postgres';
 
-const SERVICE = resolve('dist/main.js');
+const SERVICE = resolve(floor ? 'dist/bench/floor/main.js' : 'dist/main.js');
 const environment = (option: 'service-env' | 'versus-env') =>
   Object.fromEntries(
     args[option].map((pair) => {
@@ -88,7 +107,8 @@ const environment = (option: 'service-env' | 'versus-env') =>
 const extraServiceEnv = environment('service-env');
 const versusEnv = environment('versus-env');
 /** The service against itself: the reference side runs the service with the settings of --service-env alone. */
-const versus = args['versus-env'].length > 0;
+const versusChanges = [...args['versus-env'], ...args['versus-node-arg']];
+const versus = versusChanges.length > 0;
 const REFERENCE = resolve('dist/bench/reference/server.js');
 
 interface Run {
@@ -223,8 +243,8 @@ async function benchDatabase(db: DatabaseKind): Promise<DatabaseReport> {
     const service = await startServer(
       'service',
       SERVICE,
-      { ...serviceEnv, ...versusEnv },
-      args['node-arg'],
+      floor ? { DATABASE_URL: databases.service.url } : { ...serviceEnv, ...versusEnv },
+      [...args['node-arg'], ...args['versus-node-arg']],
     );
     servers.push(service);
     const reference = versus
@@ -267,7 +287,7 @@ async function benchDatabase(db: DatabaseKind): Promise<DatabaseReport> {
       result.service = runs.b;
       report.scenarios.push(result);
     }
-    if (!args['skip-scale']) {
+    if (!args['skip-scale'] && !floor) {
       const serviceTarget = targets[1];
       log(`${db}: seeding ${scaleRows} plants for the scale list`);
       await databases.service.plants('scale', 1n, scaleRows);
@@ -336,9 +356,9 @@ function printReport(reports: DatabaseReport[]): boolean {
       const svc = summary(s.service);
       const ratio = compare(s.reference, s.service);
       const met = ratio.rps >= 0.8 && ratio.p99 <= 1.5;
-      targetsMet &&= met && !versus;
+      targetsMet &&= met && !versus && !floor;
       lines.push(
-        `${s.scenario.padEnd(10)} ${s.db.padEnd(8)} ${pad(ref.rps.toFixed(0), 10)} ${pad(svc.rps.toFixed(0), 10)} ${pad(ratio.rps.toFixed(2), 6)} ${pad(ref.p50, 8)} ${pad(svc.p50, 8)} ${pad(ref.p99, 8)} ${pad(svc.p99, 8)} ${pad(ratio.p99.toFixed(2), 6)} ${pad(ratio.cpu.toFixed(2), 6)} ${pad(ref.failed + svc.failed, 7)}  ${versus ? '-' : met ? 'met' : 'NOT MET'}`,
+        `${s.scenario.padEnd(10)} ${s.db.padEnd(8)} ${pad(ref.rps.toFixed(0), 10)} ${pad(svc.rps.toFixed(0), 10)} ${pad(ratio.rps.toFixed(2), 6)} ${pad(ref.p50, 8)} ${pad(svc.p50, 8)} ${pad(ref.p99, 8)} ${pad(svc.p99, 8)} ${pad(ratio.p99.toFixed(2), 6)} ${pad(ratio.cpu.toFixed(2), 6)} ${pad(ref.failed + svc.failed, 7)}  ${versus || floor ? '-' : met ? 'met' : 'NOT MET'}`,
       );
     }
   }
@@ -383,7 +403,7 @@ async function main(): Promise<void> {
     reports.push(await benchDatabase(kind));
   }
   console.log(
-    `\nPlant Store bench, ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} cores, ${mib(totalmem())} memory; ${connections} connections, turns of ${duration} s (reference ${rounds + 1}, service ${rounds}) after ${warmup} s of warm-up each${quick ? ' (quick)' : ''}${args['service-env'].length > 0 ? `; service environment: ${args['service-env'].join(' ')}` : ''}${versus ? `\nversus: "ref" is the service itself, "svc" the service with ${args['versus-env'].join(' ')}` : ''}\n`,
+    `\nPlant Store bench, ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} cores, ${mib(totalmem())} memory; ${connections} connections, turns of ${duration} s (reference ${rounds + 1}, service ${rounds}) after ${warmup} s of warm-up each${quick ? ' (quick)' : ''}${args['service-env'].length > 0 ? `; service environment: ${args['service-env'].join(' ')}` : ''}${versus ? `\nversus: "ref" is the service itself, "svc" the service with ${versusChanges.join(' ')}` : ''}${floor ? '\nfloor: "svc" is bench/floor, the reference\'s handlers and store under NestJS and passport' : ''}\n`,
   );
   const targetsMet = printReport(reports);
   writeFileSync(
@@ -399,6 +419,8 @@ async function main(): Promise<void> {
         connections,
         serviceEnv: extraServiceEnv,
         versusEnv,
+        versusNodeArgs: args['versus-node-arg'],
+        service: args.service,
         reports,
         targetsMet,
       },

@@ -132,3 +132,10 @@ export async function postgresStore(url: string, poolSize: number): Promise<Stor
     close: () => pool.end(),
   };
 }
+
+/** `sqlite:<file>` or a PostgreSQL URL, as bench/run.ts passes DATABASE_URL to a server. */
+export async function openStore(url: string, poolSize: number): Promise<Store> {
+  return url.startsWith('sqlite:')
+    ? sqliteStore(url.slice('sqlite:'.length), 10_000)
+    : postgresStore(url, poolSize);
+}

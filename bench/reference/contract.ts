@@ -1,0 +1,129 @@
+/**
+ * The contract's hot path as the hand-written reference does it: the body,
+ * `limit` and path id checks, the Plant shape, the bearer header, the token
+ * hash, and the three operations on a store. Shared by the reference
+ * (server.ts) and the bare-NestJS floor (bench/floor), so that the two differ
+ * only in what carries a request to them.
+ */
+import { createHash } from 'node:crypto';
+import { isInteger, parse } from 'lossless-json';
+import type { PlantRow, Store } from './store.js';
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+const ID_RULE = `an integer from ${INT64_MIN} to ${INT64_MAX}`;
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const plantSchema = {
+  type: 'object',
+  properties: { name: { type: 'string' }, tag: { type: 'string' } },
+  required: ['name'],
+} as const;
+export const errorSchema = {
+  type: 'object',
+  properties: { error: { type: 'integer' }, message: { type: 'string' } },
+} as const;
+
+const toPlant = (row: PlantRow) => (row.tag === null ? { name: row.name } : row);
+
+function textProblem(value: unknown, min: number): string | undefined {
+  if (typeof value !== 'string') return 'must be a string';
+  if (!value.isWellFormed()) return 'must not contain an unpaired surrogate';
+  if (value.includes('\u0000')) return 'must not contain the NUL character (U+0000)';
+  let length = 0;
+  for (const _ of value) length += 1;
+  if (length < min) return 'must not be empty';
+  if (length > 255) return 'must be at most 255 characters long';
+  return undefined;
+}
+
+interface NewPlant {
+  id: bigint;
+  name: string;
+  tag: string | null;
+}
+
+function newPlant(body: unknown): NewPlant {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new HttpError(400, 'request body must be a JSON object');
+  }
+  const { id, name, tag = null, ...rest } = body as Record<string, unknown>;
+  const problems = Object.keys(rest).map((key) => `property ${key} should not exist`);
+  if (typeof id !== 'bigint' || id < INT64_MIN || id > INT64_MAX) {
+    problems.push(`id must be ${ID_RULE}`);
+  }
+  const nameProblem = textProblem(name, 1);
+  if (nameProblem) problems.push(`name ${nameProblem}`);
+  const tagProblem = tag === null ? undefined : textProblem(tag, 0);
+  if (tagProblem) problems.push(`tag ${tagProblem}`);
+  if (problems.length > 0) throw new HttpError(400, problems.join('; '));
+  return { id: id as bigint, name: name as string, tag: tag as string | null };
+}
+
+function limitOf(query: Record<string, unknown>): number {
+  const { limit, ...rest } = query;
+  const unknown = Object.keys(rest);
+  if (unknown.length > 0) throw new HttpError(400, `property ${unknown[0]} should not exist`);
+  if (limit === undefined) return 2_147_483_647;
+  if (typeof limit !== 'string' || !/^\d{1,10}$/.test(limit) || Number(limit) > 2_147_483_647) {
+    throw new HttpError(400, 'limit must be an integer from 0 to 2147483647');
+  }
+  return Number(limit);
+}
+
+function pathId(text: string): bigint {
+  const id = /^-?\d{1,40}$/.test(text) ? BigInt(text) : undefined;
+  if (id === undefined || id < INT64_MIN || id > INT64_MAX) {
+    throw new HttpError(400, `id must be ${ID_RULE}`);
+  }
+  return id;
+}
+
+export const challenge = (error?: string) => ({
+  'www-authenticate': `Bearer realm="plants"${error ? `, error="${error}"` : ''}`,
+});
+
+/** The token of an `Authorization: Bearer <token>` header, or undefined. */
+export function bearerToken(header: string | undefined): string | undefined {
+  const match = header === undefined ? null : /^Bearer ([^\s]+)$/.exec(header);
+  return match?.[1];
+}
+
+export const tokenHash = (token: string) =>
+  createHash('sha256').update(token, 'utf8').digest('hex');
+
+/** A JSON body with its integers as bigints, so that no id above 2^53 is rounded. */
+export const parseBody = (body: string): unknown =>
+  parse(body, null, (text) => (isInteger(text) ? BigInt(text) : Number(text)));
+
+export async function listPlants(store: Store, owner: string, query: Record<string, unknown>) {
+  return (await store.list(owner, limitOf(query))).map(toPlant);
+}
+
+/** 200 with the plant; an exact replay 200 too; the id taken by another plant 409. */
+export async function createPlant(store: Store, owner: string, body: unknown) {
+  const plant = newPlant(body);
+  if (await store.insert(owner, plant.id, plant.name, plant.tag)) return toPlant(plant);
+  const existing = await store.find(owner, plant.id);
+  if (existing && existing.name === plant.name && existing.tag === plant.tag) {
+    return toPlant(existing);
+  }
+  throw new HttpError(
+    409,
+    `a plant with id ${plant.id} already exists with a different name or tag`,
+  );
+}
+
+export async function deletePlant(store: Store, owner: string, idText: string): Promise<void> {
+  const id = pathId(idText);
+  if (!(await store.remove(owner, id))) throw new HttpError(404, `no plant with id ${id}`);
+}

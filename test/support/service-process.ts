@@ -4,6 +4,9 @@ import { resolve } from 'node:path';
 
 export const MAIN = resolve('dist/main.js');
 
+/** The V8 flags of the container's command line (the Dockerfile's CMD; runtime-flags.e2e-spec.ts). */
+export const RUNTIME_NODE_ARGS = ['--no-allocation-site-pretenuring'];
+
 export interface ServiceProcess {
   child: ChildProcess;
   url: string;
@@ -11,7 +14,7 @@ export interface ServiceProcess {
 }
 
 /**
- * Runs the built service exactly as the container does (`node dist/main.js`),
+ * Runs the built service exactly as the container does (`node <flags> dist/main.js`),
  * in a directory of its own so that no local .env leaks in. It waits for the
  * "Listening on" line, an info line: LOG_LEVEL must stay at info or below.
  */
@@ -20,7 +23,7 @@ export async function startService(
   env: Record<string, string>,
 ): Promise<ServiceProcess> {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run npm run build first`);
-  const child = spawn(process.execPath, [MAIN], {
+  const child = spawn(process.execPath, [...RUNTIME_NODE_ARGS, MAIN], {
     cwd,
     env: {
       PATH: process.env.PATH ?? '',
@@ -59,7 +62,7 @@ export function runServiceToExit(
   cwd: string,
   env: Record<string, string>,
 ): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [MAIN], {
+  const child = spawn(process.execPath, [...RUNTIME_NODE_ARGS, MAIN], {
     cwd,
     env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -40,10 +40,10 @@ import { Strategy } from 'passport-http-bearer';
 import {
   createPlant,
   deletePlant,
+  errorAnswer,
   errorSchema,
-  HttpError,
   listPlants,
-  parseBody,
+  parseJsonBody,
   plantSchema,
   tokenHash,
 } from '../reference/contract.js';
@@ -96,20 +96,17 @@ class PlantsController {
 @Catch()
 class ErrorFilter implements ExceptionFilter {
   catch(error: unknown, host: ArgumentsHost): void {
-    const status =
-      error instanceof HttpError
-        ? error.status
-        : error instanceof HttpException
-          ? error.getStatus()
-          : 500;
-    const message = status === 500 ? 'internal server error' : (error as Error).message;
-    if (status === 500) console.error(error);
+    const answer = errorAnswer(
+      error,
+      error instanceof HttpException ? error.getStatus() : undefined,
+    );
+    if (answer.status === 500) console.error(error);
     void host
       .switchToHttp()
       .getResponse<FastifyReply>()
-      .code(status)
-      .headers(error instanceof HttpError ? error.headers : {})
-      .send({ error: status, message });
+      .code(answer.status)
+      .headers(answer.headers)
+      .send(answer.body);
   }
 }
 
@@ -142,17 +139,7 @@ async function main(): Promise<void> {
   );
   const fastify = app.getHttpAdapter().getInstance();
   fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser(
-    'application/json',
-    { parseAs: 'string' },
-    (_request, body, done) => {
-      try {
-        done(null, parseBody(body as string));
-      } catch (error) {
-        done(new HttpError(400, `request body is not valid JSON: ${(error as Error).message}`));
-      }
-    },
-  );
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
   await app.listen(Number(process.env.PORT ?? 3002), process.env.HOST ?? '127.0.0.1');
   console.log(`Listening on ${await app.getUrl()}`);
   const stop = () => {

@@ -101,9 +101,41 @@ export function bearerToken(header: string | undefined): string | undefined {
 export const tokenHash = (token: string) =>
   createHash('sha256').update(token, 'utf8').digest('hex');
 
-/** A JSON body with its integers as bigints, so that no id above 2^53 is rounded. */
-export const parseBody = (body: string): unknown =>
-  parse(body, null, (text) => (isInteger(text) ? BigInt(text) : Number(text)));
+/**
+ * Fastify's content-type parser for application/json (`parseAs: 'string'`): integers
+ * as bigints, so that no id above 2^53 is rounded; malformed JSON a 400.
+ */
+export function parseJsonBody(
+  _request: unknown,
+  body: string | Buffer,
+  done: (error: Error | null, parsed?: unknown) => void,
+): void {
+  let parsed: unknown;
+  try {
+    parsed = parse(body as string, null, (text) => (isInteger(text) ? BigInt(text) : Number(text)));
+  } catch (error) {
+    done(new HttpError(400, `request body is not valid JSON: ${(error as Error).message}`));
+    return;
+  }
+  done(null, parsed);
+}
+
+/**
+ * The contract's answer to an error: an HttpError as it says; another error
+ * with a client status (`clientStatus`, from the framework) with its own
+ * message; anything else a 500 that says nothing of its cause.
+ */
+export function errorAnswer(error: unknown, clientStatus: number | undefined) {
+  const status =
+    error instanceof HttpError
+      ? error.status
+      : clientStatus && clientStatus < 500
+        ? clientStatus
+        : 500;
+  const message = status === 500 ? 'internal server error' : (error as Error).message;
+  const headers = error instanceof HttpError ? error.headers : {};
+  return { status, headers, body: { error: status, message } };
+}
 
 export async function listPlants(store: Store, owner: string, query: Record<string, unknown>) {
   return (await store.list(owner, limitOf(query))).map(toPlant);

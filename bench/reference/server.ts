@@ -15,10 +15,11 @@ import {
   challenge,
   createPlant,
   deletePlant,
+  errorAnswer,
   errorSchema,
   HttpError,
   listPlants,
-  parseBody,
+  parseJsonBody,
   plantSchema,
   tokenHash,
 } from './contract.js';
@@ -37,26 +38,11 @@ async function authenticate(store: Store, request: FastifyRequest): Promise<stri
 export async function buildReference(store: Store, bodyLimit: number) {
   const app = Fastify({ bodyLimit });
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    try {
-      done(null, parseBody(body as string));
-    } catch (error) {
-      done(new HttpError(400, `request body is not valid JSON: ${(error as Error).message}`));
-    }
-  });
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
   app.setErrorHandler((error: Error & { statusCode?: number }, _request, reply: FastifyReply) => {
-    const status =
-      error instanceof HttpError
-        ? error.status
-        : error.statusCode && error.statusCode < 500
-          ? error.statusCode
-          : 500;
-    const message = status === 500 ? 'internal server error' : error.message;
-    if (status === 500) app.log.error(error);
-    void reply
-      .code(status)
-      .headers(error instanceof HttpError ? error.headers : {})
-      .send({ error: status, message });
+    const answer = errorAnswer(error, error.statusCode);
+    if (answer.status === 500) app.log.error(error);
+    void reply.code(answer.status).headers(answer.headers).send(answer.body);
   });
   app.setNotFoundHandler((_request, reply) => {
     void reply.code(404).send({ error: 404, message: 'no such route' });

@@ -6,6 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppModule } from './app.module.js';
 import { answerClientError } from './common/errors/client-error.handler.js';
 import { sendError } from './common/errors/http-error.filter.js';
+import { closeConnectionsInStages } from './common/http/lingering-close.js';
 import {
   API_SECURITY_HEADERS,
   documentationSecurityHeaders,
@@ -61,6 +62,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
   });
   if (options.logger !== false) app.useLogger(app.get(PinoNestLogger));
   const fastify = app.getHttpAdapter().getInstance();
+  // A client still sending a body that was refused (413) gets to read the answer.
+  closeConnectionsInStages(fastify.server);
   fastify.removeAllContentTypeParsers();
   // JSON.parse rounds integers above 2^53; ids need every digit.
   app.useBodyParser(

@@ -1,6 +1,7 @@
-import { connect } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { expectError } from './support/expect-error.js';
+import { startUpload } from './support/raw-http.js';
 import { useTestApp } from './support/test-app.js';
 
 describe('HTTP hardening (defaults)', () => {
@@ -58,6 +59,24 @@ describe('HTTP hardening (defaults)', () => {
       .set('Content-Type', 'application/json')
       .send(`{"id": 1, "name": "${'x'.repeat(1024 * 1024)}"}`);
     expectError(response, 413);
+  });
+
+  it('answers 413 to a body announced over the limit while it is still sent, and lets the client finish sending it', async () => {
+    await t.current.app.listen(0, '127.0.0.1');
+    const { port } = t.current.app.getHttpServer().address() as AddressInfo;
+    const { auth } = await t.current.newCaller();
+    const size = 2 * 1024 * 1024;
+    const head = `POST /plants HTTP/1.1\r\nhost: x\r\nauthorization: ${auth}\r\ncontent-type: application/json\r\n`;
+    const upload = startUpload(port, head, size, 1024);
+    const answer = await upload.answer;
+    expect(answer.answered && answer.status).toBe(413);
+    expect(answer.answered && JSON.parse(answer.body)).toEqual({
+      error: 413,
+      message: 'request body is too large',
+    });
+    // Before the connection closed in stages, the rest of this body was answered with a reset.
+    await upload.finish(size - 1024);
+    expect(upload.errors).toEqual([]);
   });
 
   it('echoes a valid X-Request-Id and makes one up otherwise', async () => {

@@ -1,4 +1,5 @@
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Answer } from './hostile-answer.js';
 import type { HostileRequest } from './hostile-requests.js';
 
@@ -78,4 +79,59 @@ export function requestBytes(request: HostileRequest): Buffer {
   const head = `${request.method} ${request.url} HTTP/1.1\r\nhost: 127.0.0.1\r\n${headers}${length}connection: close\r\n\r\n`;
   // Header values travel as bytes: write them as UTF-8, as a careless client would.
   return Buffer.concat([Buffer.from(head, 'utf8'), body]);
+}
+
+/** An upload on a raw connection whose answer may come before its body is all sent. */
+export interface Upload {
+  socket: Socket;
+  /** The answer, once its head and Content-Length bytes of body have arrived. */
+  answer: Promise<RawAnswer>;
+  /** Error codes the client's socket saw (ECONNRESET, EPIPE: the server reset it). */
+  errors: string[];
+  /** Sends `bytes` more of the body, ends the client's side and waits for the close. */
+  finish(bytes: number): Promise<void>;
+}
+
+/**
+ * Sends a request head announcing `contentLength` bytes of body and the first
+ * `firstBodyBytes` of them. The socket is half-open, so the server's FIN after
+ * an early answer does not end the upload from this side, as with a client
+ * still busy sending (curl, a browser).
+ */
+export function startUpload(
+  port: number,
+  head: string,
+  contentLength: number,
+  firstBodyBytes: number,
+): Upload {
+  const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+  const errors: string[] = [];
+  const chunks: Buffer[] = [];
+  socket.on('error', (error: NodeJS.ErrnoException) => errors.push(error.code ?? error.message));
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  const answer = new Promise<RawAnswer>((resolve) => {
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      const bytes = Buffer.concat(chunks);
+      const headEnd = bytes.indexOf('\r\n\r\n');
+      const length = /\r\ncontent-length: *(\d+)/i.exec(bytes.toString('latin1'));
+      if (headEnd >= 0 && length && bytes.length - headEnd - 4 >= Number(length[1])) {
+        resolve(parseAnswer(bytes));
+      }
+    });
+    void closed.then(() => resolve(parseAnswer(Buffer.concat(chunks))));
+  });
+  socket.write(`${head}content-length: ${contentLength}\r\n\r\n`);
+  socket.write(Buffer.alloc(firstBodyBytes, 'x'));
+  const finish = async (bytes: number) => {
+    // Long enough for a server that closes without lingering to have closed.
+    await sleep(100);
+    await new Promise<void>((resolve) => {
+      socket.write(Buffer.alloc(bytes, 'x'), () => resolve());
+      socket.once('error', () => resolve());
+    });
+    socket.end();
+    await closed;
+  };
+  return { socket, answer, errors, finish };
 }

@@ -14,6 +14,7 @@ import pg from 'pg';
 import { createDatabases, type BenchDatabases, type DatabaseKind } from './support/databases.js';
 import { measureBigList, type BigListResult } from './support/big-list.js';
 import { cpuSecondsOf, memoryOf, startServer, type Server } from './support/processes.js';
+import { parseSettings, POSTGRES_ADMIN_URL } from './support/settings.js';
 import { LISTED_PLANTS, OWNERS, SCENARIOS, type Owner, type Target } from './support/scenarios.js';
 
 const USAGE = `npm run bench [-- options]
@@ -90,20 +91,9 @@ const warmup = Number(args.warmup ?? (quick ? 1 : 3));
 const connections = Number(args.connections);
 const scaleRows = quick ? 20_000 : 1_000_000;
 const bigListRows = quick ? 20_000 : 200_000;
-const postgresAdminUrl =
-  process.env.BENCH_POSTGRES_URL ??
-  process.env.TEST_POSTGRES_URL ??
-  'postgres://postgres@127.0.0.1:5432/postgres';
 
 const SERVICE = resolve(floor ? 'dist/bench/floor/main.js' : 'dist/main.js');
-const environment = (option: 'service-env' | 'versus-env') =>
-  Object.fromEntries(
-    args[option].map((pair) => {
-      const at = pair.indexOf('=');
-      if (at < 1) throw new Error(`--${option} takes KEY=VALUE, not ${pair}`);
-      return [pair.slice(0, at), pair.slice(at + 1)];
-    }),
-  );
+const environment = (option: 'service-env' | 'versus-env') => parseSettings(args[option], option);
 const extraServiceEnv = environment('service-env');
 const versusEnv = environment('versus-env');
 /** The service against itself: the reference side runs the service with the settings of --service-env alone. */
@@ -229,7 +219,7 @@ async function idleRss(server: Server): Promise<number> {
 }
 
 async function benchDatabase(db: DatabaseKind): Promise<DatabaseReport> {
-  const databases = await createDatabases(db, postgresAdminUrl);
+  const databases = await createDatabases(db, POSTGRES_ADMIN_URL);
   const servers: Server[] = [];
   try {
     // Rate limiting on, as deployed, with a budget no bench run can spend: the bench sends
@@ -328,7 +318,7 @@ function log(message: string): void {
 
 async function postgresReachable(): Promise<boolean> {
   const client = new pg.Client({
-    connectionString: postgresAdminUrl,
+    connectionString: POSTGRES_ADMIN_URL,
     connectionTimeoutMillis: 2000,
   });
   try {
@@ -396,7 +386,7 @@ async function main(): Promise<void> {
   const reports: DatabaseReport[] = [];
   for (const kind of kinds) {
     if (kind === 'postgres' && !(await postgresReachable())) {
-      log(`PostgreSQL is not reachable at ${postgresAdminUrl}: its half of the bench is skipped`);
+      log(`PostgreSQL is not reachable at ${POSTGRES_ADMIN_URL}: its half of the bench is skipped`);
       continue;
     }
     log(`== ${kind}`);

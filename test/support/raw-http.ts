@@ -114,8 +114,10 @@ export function startUpload(
       chunks.push(chunk);
       const bytes = Buffer.concat(chunks);
       const headEnd = bytes.indexOf('\r\n\r\n');
-      const length = /\r\ncontent-length: *(\d+)/i.exec(bytes.toString('latin1'));
-      if (headEnd >= 0 && length && bytes.length - headEnd - 4 >= Number(length[1])) {
+      if (headEnd < 0) return;
+      const head = bytes.subarray(0, headEnd).toString('latin1');
+      const length = /\r\ncontent-length: *(\d+)/i.exec(head);
+      if (length && bytes.length - headEnd - 4 >= Number(length[1])) {
         resolve(parseAnswer(bytes));
       }
     });

@@ -30,20 +30,17 @@ const currentRequest = new WeakMap<Socket, IncomingMessage>();
  * passed. A complete request closes as it always did.
  */
 export function closeConnectionsInStages(server: Server, lingerMs = LINGER_MS): void {
-  server.on('request', (request: IncomingMessage) => {
-    const socket = request.socket;
-    if (!currentRequest.has(socket)) {
-      socket.destroySoon = function (this: Socket) {
-        const unread = currentRequest.get(this);
-        if (unread === undefined || unread.complete) {
-          Socket.prototype.destroySoon.call(this);
-          return;
-        }
-        lingerThenClose(this, lingerMs);
-      };
-    }
-    currentRequest.set(socket, request);
+  server.on('connection', (socket: Socket) => {
+    socket.destroySoon = function (this: Socket) {
+      const unread = currentRequest.get(this);
+      if (unread === undefined || unread.complete) {
+        Socket.prototype.destroySoon.call(this);
+        return;
+      }
+      lingerThenClose(this, lingerMs);
+    };
   });
+  server.on('request', (request: IncomingMessage) => currentRequest.set(request.socket, request));
 }
 
 function lingerThenClose(socket: Socket, lingerMs: number): void {

@@ -4,18 +4,17 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppModule } from './app.module.js';
-import { answerClientError } from './common/errors/client-error.handler.js';
-import { sendError } from './common/errors/http-error.filter.js';
-import { closeConnectionsInStages } from './common/http/lingering-close.js';
-import {
-  API_SECURITY_HEADERS,
-  documentationSecurityHeaders,
-} from './common/http/security-headers.js';
-import { parseJsonBody } from './common/json/lossless-json.parser.js';
 import type { Environment } from './config/environment.js';
 import { loadEnvironment } from './config/load-environment.js';
+import { answerClientError } from './errors/client-error.handler.js';
+import { sendError } from './errors/http-error.filter.js';
+import { jsonBodyParser } from './http/lossless-json.parser.js';
+import { closeConnectionsInStages } from './http/lingering-close.js';
+import { REQUEST_ID_HEADER, requestIdFrom } from './http/request-id.js';
+import { setSecurityHeaders } from './http/security-headers.js';
 import { PinoNestLogger } from './logging/pino-nest.logger.js';
-import { REQUEST_ID_HEADER, requestIdFrom } from './logging/request-id.js';
+import { RequestLog } from './logging/request-log.js';
+import { MetricsService } from './metrics/metrics.service.js';
 import { setupOpenApi } from './openapi/openapi.js';
 
 export interface CreateAppOptions {
@@ -33,6 +32,16 @@ export interface CreatedApp {
 /**
  * Builds the whole HTTP pipeline: used by main.ts, the e2e tests and the
  * OpenAPI export alike, so that what is tested is what runs.
+ *
+ * A request meets, in this order:
+ *  1. Node's HTTP parser; what it refuses is answered by answerClientError.
+ *  2. Fastify: request id (genReqId), routing; errors before routing go to sendError.
+ *  3. onRequest: X-Request-Id echoed, security headers, CORS (when configured).
+ *  4. The JSON body parser (lossless: every digit of an int64 id survives).
+ *  5. Nest (app.module.ts): BearerAuthGuard, RateLimitGuard, DtoValidationPipe,
+ *     the controller; HttpErrorFilter for every error.
+ *  6. onResponse: the request log line and the duration histogram.
+ *  7. The connection: closed in stages when the answer came before the body.
  */
 export async function createApp(options: CreateAppOptions = {}): Promise<CreatedApp> {
   const env = loadEnvironment(options.env);
@@ -51,7 +60,6 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
     // Errors Fastify raises before routing (e.g. a malformed URL) get the contract's shape too.
     frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) =>
       sendError(error, request, reply),
-    // And so do requests that Node's HTTP parser refuses before Fastify sees them.
     clientErrorHandler: answerClientError,
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(env), adapter, {
@@ -62,41 +70,12 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
   });
   if (options.logger !== false) app.useLogger(app.get(PinoNestLogger));
   const fastify = app.getHttpAdapter().getInstance();
-  // A client still sending a body that was refused (413) gets to read the answer.
-  closeConnectionsInStages(fastify.server);
-  fastify.removeAllContentTypeParsers();
-  // JSON.parse rounds integers above 2^53; ids need every digit.
-  app.useBodyParser(
-    'application/json',
-    { bodyLimit: env.BODY_LIMIT_BYTES },
-    (
-      request: FastifyRequest,
-      body: Buffer,
-      done: (error: Error | null, parsed?: unknown) => void,
-    ) => {
-      // DELETE takes no body; clients that always send a JSON Content-Type send an empty one.
-      if (request.method === 'DELETE' && body.length === 0) {
-        done(null, undefined);
-        return;
-      }
-      let parsed: unknown;
-      try {
-        parsed = parseJsonBody(body);
-      } catch (error) {
-        done(error as Error);
-        return;
-      }
-      done(null, parsed);
-    },
-  );
-  // Swagger UI's pages get helmet's browser headers, every JSON response the API set.
-  const documentationHeaders = documentationSecurityHeaders();
+
   fastify.addHook('onRequest', (request, reply, done) => {
-    void reply.headers(
-      request.url.startsWith('/docs') ? documentationHeaders : API_SECURITY_HEADERS,
-    );
+    void reply.header('X-Request-Id', request.id);
     done();
   });
+  fastify.addHook('onRequest', setSecurityHeaders);
   if (env.CORS_ORIGINS.length > 0) {
     app.enableCors({
       origin: env.CORS_ORIGINS,
@@ -106,6 +85,26 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
       maxAge: 600,
     });
   }
+
+  fastify.removeAllContentTypeParsers();
+  app.useBodyParser('application/json', { bodyLimit: env.BODY_LIMIT_BYTES }, jsonBodyParser);
+
+  const requestLog = app.get(RequestLog);
+  const metrics = env.METRICS_ENABLED ? app.get(MetricsService) : undefined;
+  fastify.addHook('onResponse', (request, reply, done) => {
+    requestLog.write(request, reply);
+    metrics?.observeRequest(
+      request.method,
+      request.routeOptions.url,
+      reply.statusCode,
+      reply.elapsedTime,
+    );
+    done();
+  });
+
+  // A client still sending a body that was refused (413) gets to read the answer.
+  closeConnectionsInStages(fastify.server);
+
   setupOpenApi(app);
   return { app, env };
 }

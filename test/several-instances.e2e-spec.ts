@@ -8,7 +8,7 @@ import { MIGRATION_LOCK_KEY } from '../src/database/run-migrations.js';
 import { killHard, type ServiceProcess, startService } from './support/service-process.js';
 import { createTestDatabase, databaseKinds, type TestDatabase } from './support/test-database.js';
 
-const TOKEN_CLI = resolve('dist/auth/token.main.js');
+const TOKEN_CLI = resolve('dist/token.main.js');
 
 /** Runs the token command line as `npm run -s token` does, and returns what it printed. */
 function tokenCli(

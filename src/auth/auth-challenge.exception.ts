@@ -1,5 +1,5 @@
 import { UnauthorizedException } from '@nestjs/common';
-import type { WithResponseHeaders } from '../common/errors/response-headers.js';
+import type { WithResponseHeaders } from '../errors/response-headers.js';
 
 export const REALM = 'plants';
 

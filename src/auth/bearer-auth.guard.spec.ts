@@ -6,7 +6,7 @@ import { MemoryAuthFailureLimiter } from '../rate-limit/auth-failure.limiter.js'
 import { describe, expect, it } from 'vitest';
 import { AuthChallengeException } from './auth-challenge.exception.js';
 import { BearerAuthGuard } from './bearer-auth.guard.js';
-import { Public } from './public.decorator.js';
+import { Public } from '../http/public.decorator.js';
 
 class Routes {
   @Public()

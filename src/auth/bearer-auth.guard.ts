@@ -4,13 +4,13 @@ import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
 import type { Environment } from '../config/environment.js';
-import { PerRoute } from '../common/http/per-route.js';
+import { PerRoute } from '../http/per-route.js';
 import { AUTH_FAILURE_LIMITER } from '../rate-limit/rate-limit.module.js';
 import type { AuthFailureLimiter } from '../rate-limit/auth-failure.limiter.js';
 import { TooManyRequestsException } from '../rate-limit/too-many-requests.exception.js';
 import { AuthChallengeException } from './auth-challenge.exception.js';
 import type { AuthenticatedCaller } from './authenticated-owner.js';
-import { IS_PUBLIC } from './public.decorator.js';
+import { IS_PUBLIC } from '../http/public.decorator.js';
 
 /**
  * The global guard (APP_GUARD): every route needs a bearer token unless it is

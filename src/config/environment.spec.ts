@@ -1,5 +1,7 @@
+import { getMetadataStorage } from 'class-validator';
 import { describe, expect, it } from 'vitest';
-import { validateEnvironment } from './environment.js';
+import { Environment } from './environment.js';
+import { validateEnvironment } from './load-environment.js';
 
 describe('validateEnvironment', () => {
   it('fills every default', () => {
@@ -71,6 +73,20 @@ describe('validateEnvironment', () => {
     );
     expect(() => validateEnvironment({ BOOTSTRAP_TOKEN: 'secret!value' })).not.toThrow(
       /secret!value/,
+    );
+  });
+
+  it('reads every variable Environment declares a rule for, optional ones included', () => {
+    const ruled = new Set(
+      getMetadataStorage()
+        .getTargetValidationMetadatas(Environment, '', true, false)
+        .map((rule) => rule.propertyName),
+    );
+    expect(ruled.size).toBeGreaterThan(10);
+    expect(Object.keys(new Environment()).sort()).toEqual([...ruled].sort());
+    // And a value given for an optional variable reaches the result.
+    expect(validateEnvironment({ REDIS_URL: 'redis://127.0.0.1:6379' }).REDIS_URL).toBe(
+      'redis://127.0.0.1:6379',
     );
   });
 });

@@ -1,4 +1,4 @@
-import { plainToInstance, Transform } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import {
   IsArray,
   IsBoolean,
@@ -9,10 +9,10 @@ import {
   Matches,
   Max,
   Min,
-  validateSync,
 } from 'class-validator';
+import { emptyToUndefined, toBoolean, toInt, toList } from './environment.transforms.js';
 
-export const NODE_ENVS = ['development', 'test', 'production'] as const;
+const NODE_ENVS = ['development', 'test', 'production'] as const;
 export type NodeEnv = (typeof NODE_ENVS)[number];
 
 /** Owners are short, printable names; they appear in logs and the token CLI. */
@@ -21,35 +21,19 @@ export const OWNER_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** RFC 6750 b64token characters, so that any bootstrap token can be sent in a header. */
 const TOKEN_PATTERN = /^[A-Za-z0-9._~+/-]{32,512}=*$/;
 
-const toInt = ({ value }: { value: unknown }): unknown =>
-  typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value.trim()) : value;
-
-const emptyToUndefined = ({ value }: { value: unknown }): unknown =>
-  value === '' ? undefined : value;
-
-const toBoolean = ({ value }: { value: unknown }): unknown => {
-  if (typeof value !== 'string') return value;
-  const text = value.trim().toLowerCase();
-  if (['true', '1', 'yes', 'on'].includes(text)) return true;
-  if (['false', '0', 'no', 'off'].includes(text)) return false;
-  return value;
-};
-
-const toList = ({ value }: { value: unknown }): unknown =>
-  typeof value === 'string'
-    ? value
-        .split(',')
-        .map((item) => item.trim())
-        .filter((item) => item !== '')
-    : value;
-
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevelName = (typeof LOG_LEVELS)[number];
 
 /**
- * Every environment variable the service reads, with its default. This class
- * is the only place that knows about process.env (through @nestjs/config);
- * the rest of the code asks ConfigService<Environment, true>.
+ * Every environment variable the service reads, with its default, and the
+ * rules a value must follow. load-environment.ts reads process.env once and
+ * validates it into this class; inside the app it is read through
+ * ConfigService<Environment, true> (see config.module.ts).
+ *
+ * Every property has an initialiser, `= undefined` for the optional ones
+ * without a default: validation picks the variables to read from the
+ * properties of `new Environment()`, so a variable declared without one would
+ * be silently ignored (environment.spec.ts checks this).
  */
 export class Environment {
   @IsIn(NODE_ENVS)
@@ -105,7 +89,7 @@ export class Environment {
     message:
       'BOOTSTRAP_TOKEN must be 32 to 512 characters of A-Z a-z 0-9 . _ ~ + / - (generate one with: npm run token -- generate)',
   })
-  BOOTSTRAP_TOKEN?: string;
+  BOOTSTRAP_TOKEN?: string = undefined;
 
   @IsIn(LOG_LEVELS)
   LOG_LEVEL: LogLevelName = 'info';
@@ -181,7 +165,7 @@ export class Environment {
   @Transform(emptyToUndefined)
   @IsOptional()
   @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be redis://host:port[/db] or rediss://…' })
-  REDIS_URL?: string;
+  REDIS_URL?: string = undefined;
 
   /** How long /health/ready waits for the database. */
   @Transform(toInt)
@@ -195,28 +179,4 @@ export class Environment {
       'BOOTSTRAP_OWNER must be 1 to 64 characters of A-Z a-z 0-9 . _ - starting with a letter or digit',
   })
   BOOTSTRAP_OWNER = 'demo';
-}
-
-/**
- * Validates the raw environment; used as @nestjs/config's `validate` hook and
- * by the command-line tools. Throws one error that names every bad variable.
- */
-export function validateEnvironment(raw: Record<string, unknown>): Environment {
-  const known = Object.keys(new Environment());
-  const relevant: Record<string, unknown> = {};
-  for (const key of [...known, 'BOOTSTRAP_TOKEN', 'REDIS_URL']) {
-    if (raw[key] !== undefined) relevant[key] = raw[key];
-  }
-  const env = plainToInstance(Environment, relevant, {
-    exposeDefaultValues: true,
-  });
-  const errors = validateSync(env, { skipMissingProperties: false });
-  if (errors.length > 0) {
-    // Values are left out on purpose: DATABASE_URL and BOOTSTRAP_TOKEN hold secrets.
-    const lines = errors.flatMap((e) =>
-      Object.values(e.constraints ?? {}).map((message) => `  ${message}`),
-    );
-    throw new Error(`Invalid environment configuration:\n${lines.join('\n')}`);
-  }
-  return env;
 }

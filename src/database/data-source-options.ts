@@ -2,15 +2,13 @@ import { dirname } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import type { DataSourceOptions } from 'typeorm';
 import type { Environment } from '../config/environment.js';
-import { ApiToken } from '../auth/api-token.entity.js';
-import { Plant } from '../plants/plant.entity.js';
 import { loadBetterSqlite3 } from './better-sqlite3.js';
 import { migrations } from './migrations/index.js';
 import { TypeOrmNestLogger } from './typeorm-logger.js';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
 
-export function databaseKind(url: string): DatabaseKind {
+function databaseKind(url: string): DatabaseKind {
   return url.startsWith('sqlite:') ? 'sqlite' : 'postgres';
 }
 
@@ -23,10 +21,17 @@ type DatabaseSettings = Pick<
  * TypeORM options for either database. Migrations only: `synchronize` stays
  * off, and the service runs the migrations itself at startup (see
  * run-migrations.ts) so that several instances can start together.
+ *
+ * No entity is named here: in the app each feature registers its own with
+ * TypeOrmModule.forFeature (DatabaseModule loads them), and the migration
+ * CLI's data source (src/data-source.ts) passes them in.
  */
-export function dataSourceOptions(env: DatabaseSettings): DataSourceOptions {
+export function dataSourceOptions(
+  env: DatabaseSettings,
+  entities: NonNullable<DataSourceOptions['entities']> = [],
+): DataSourceOptions {
   const common = {
-    entities: [Plant, ApiToken],
+    entities,
     migrations,
     synchronize: false,
     migrationsRun: false,

@@ -1,23 +1,32 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { Environment } from '../config/environment.js';
 import { dataSourceOptions } from './data-source-options.js';
 import { runMigrations } from './run-migrations.js';
+import { SqlStatements } from './sql-statements.js';
 
-/** The TypeORM connection, migrated before the app takes its first request. */
+/**
+ * The TypeORM connection, migrated before the app takes its first request, and
+ * SqlStatements, the one way repositories run SQL on it. Knows no feature:
+ * each feature module registers its entities with TypeOrmModule.forFeature.
+ */
+@Global()
 @Module({
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [ConfigService],
-      useFactory: (config: ConfigService<Environment, true>) =>
-        dataSourceOptions({
+      useFactory: (config: ConfigService<Environment, true>) => ({
+        ...dataSourceOptions({
           DATABASE_URL: config.get('DATABASE_URL', { infer: true }),
           DB_POOL_SIZE: config.get('DB_POOL_SIZE', { infer: true }),
           DB_CONNECT_TIMEOUT_MS: config.get('DB_CONNECT_TIMEOUT_MS', { infer: true }),
           DB_STATEMENT_TIMEOUT_MS: config.get('DB_STATEMENT_TIMEOUT_MS', { infer: true }),
         }),
+        // The entities that feature modules register with TypeOrmModule.forFeature.
+        autoLoadEntities: true,
+      }),
       dataSourceFactory: async (options) => {
         const dataSource = await new DataSource(options!).initialize();
         await runMigrations(dataSource);
@@ -25,5 +34,7 @@ import { runMigrations } from './run-migrations.js';
       },
     }),
   ],
+  providers: [SqlStatements],
+  exports: [SqlStatements],
 })
 export class DatabaseModule {}

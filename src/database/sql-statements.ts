@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { Database, Statement as SqliteStatement } from 'better-sqlite3';
-import type { Pool } from 'pg';
+import type { Statement as SqliteStatement } from 'better-sqlite3';
 import { DataSource } from 'typeorm';
+import { postgresPool, sqliteConnection } from './driver-handles.js';
 
-export type SqlValue = string | number | bigint | null;
+type SqlValue = string | number | bigint | null;
 
 /** One hand-written SQL statement, prepared once and run many times. */
 export interface Statement<Row> {
@@ -45,9 +45,7 @@ export class SqlStatements {
     let prepared: SqliteStatement | undefined;
     // Prepared on first use: the connection exists once the DataSource is initialised.
     const statement = () => {
-      prepared ??= (
-        this.dataSource.driver as unknown as { databaseConnection: Database }
-      ).databaseConnection.prepare(sql);
+      prepared ??= sqliteConnection(this.dataSource).prepare(sql);
       return prepared;
     };
     return {
@@ -59,9 +57,8 @@ export class SqlStatements {
   private postgres<Row>(name: string, sql: string): Statement<Row> {
     let placeholder = 0;
     const text = sql.replace(/\?/g, () => `$${++placeholder}`);
-    const pool = () => (this.dataSource.driver as unknown as { master: Pool }).master;
     const query = (params: readonly SqlValue[]) =>
-      pool().query({
+      postgresPool(this.dataSource).query({
         name,
         text,
         values: params.map((value) => (typeof value === 'bigint' ? value.toString() : value)),

@@ -8,8 +8,8 @@ import {
 } from '@nestjs/swagger';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { SkipThrottle } from '@nestjs/throttler';
-import { Public } from '../auth/public.decorator.js';
-import { ErrorDto } from '../common/errors/error.dto.js';
+import { Public } from '../http/public.decorator.js';
+import { ErrorDto } from '../errors/error.dto.js';
 import type { Environment } from '../config/environment.js';
 import { ShutdownState } from '../lifecycle/shutdown-state.js';
 import { HealthStatusDto } from './health-status.dto.js';

@@ -1,7 +1,7 @@
 import type { INestApplication, LoggerService } from '@nestjs/common';
 import { ShutdownState } from './shutdown-state.js';
 
-export const SHUTDOWN_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
+const SHUTDOWN_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
 
 /**
  * On SIGTERM or SIGINT: readiness turns false at once, the server stops

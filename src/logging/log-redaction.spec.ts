@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { redactUrl } from './log-redaction.js';
-import { requestIdFrom } from './request-id.js';
+import { requestIdFrom } from '../http/request-id.js';
 
 describe('redactUrl', () => {
   it('replaces token parameters and keeps the rest', () => {

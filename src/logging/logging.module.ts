@@ -3,14 +3,14 @@ import { ConfigService } from '@nestjs/config';
 import type { Logger } from 'pino';
 import type { Environment } from '../config/environment.js';
 import { PinoNestLogger } from './pino-nest.logger.js';
-import { RequestLogHooks } from './request-log.hooks.js';
+import { RequestLog } from './request-log.js';
 import { createRootLogger, ROOT_LOGGER } from './root-logger.js';
 
 /**
- * Structured logs with pino: one JSON line per request (see
- * request-log.hooks.ts) and every Nest log line in the same format (see
- * pino-nest.logger.ts), through one root logger. Headers are never logged,
- * so neither is Authorization.
+ * Structured logs with pino: one JSON line per request (see request-log.ts)
+ * and every Nest log line in the same format (see pino-nest.logger.ts),
+ * through one root logger. Headers are never logged, so neither is
+ * Authorization.
  */
 @Global()
 @Module({
@@ -25,9 +25,9 @@ import { createRootLogger, ROOT_LOGGER } from './root-logger.js';
         ),
     },
     PinoNestLogger,
-    RequestLogHooks,
+    RequestLog,
   ],
-  exports: [ROOT_LOGGER, PinoNestLogger],
+  exports: [ROOT_LOGGER, PinoNestLogger, RequestLog],
 })
 export class LoggingModule implements OnApplicationShutdown {
   constructor(@Inject(ROOT_LOGGER) private readonly logger: Logger) {}

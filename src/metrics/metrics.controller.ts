@@ -1,7 +1,7 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { SkipThrottle } from '@nestjs/throttler';
-import { Public } from '../auth/public.decorator.js';
+import { Public } from '../http/public.decorator.js';
 import { MetricsService } from './metrics.service.js';
 
 /** Prometheus scrape endpoint. Public like health; leave it off the public network (README "Operating"). */

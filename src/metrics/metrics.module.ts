@@ -1,9 +1,13 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { MetricsController } from './metrics.controller.js';
 import { MetricsService } from './metrics.service.js';
-import { NoMetricsService } from './no-metrics.service.js';
+import { NoMetrics, PlantMetrics } from './plant-metrics.js';
 
-/** Metrics at /metrics, or, with METRICS_ENABLED=false, no route and counters that do nothing. */
+/**
+ * Metrics at /metrics, or, with METRICS_ENABLED=false, no route and counters
+ * that do nothing. The request-duration histogram is observed by the pipeline
+ * (app.setup.ts) through MetricsService.observeRequest.
+ */
 @Global()
 @Module({})
 export class MetricsModule {
@@ -12,13 +16,13 @@ export class MetricsModule {
       ? {
           module: MetricsModule,
           controllers: [MetricsController],
-          providers: [MetricsService],
-          exports: [MetricsService],
+          providers: [MetricsService, { provide: PlantMetrics, useExisting: MetricsService }],
+          exports: [PlantMetrics],
         }
       : {
           module: MetricsModule,
-          providers: [{ provide: MetricsService, useClass: NoMetricsService }],
-          exports: [MetricsService],
+          providers: [{ provide: PlantMetrics, useClass: NoMetrics }],
+          exports: [PlantMetrics],
         };
   }
 }

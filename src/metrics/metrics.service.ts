@@ -1,21 +1,16 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { FastifyInstance } from 'fastify';
+import type { Pool } from 'pg';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
-
-interface PgPool {
-  totalCount: number;
-  idleCount: number;
-  waitingCount: number;
-}
+import { postgresPool } from '../database/driver-handles.js';
+import { PlantMetrics } from './plant-metrics.js';
 
 type Label = 'method' | 'route' | 'status';
 
 /** The service's Prometheus registry: request durations, plant counters, pool figures, process metrics. */
 @Injectable()
-export class MetricsService implements OnModuleInit {
+export class MetricsService extends PlantMetrics {
   readonly registry = new Registry();
 
   private readonly requestDuration = new Histogram({
@@ -41,25 +36,19 @@ export class MetricsService implements OnModuleInit {
     registers: [this.registry],
   });
 
-  constructor(
-    private readonly adapterHost: HttpAdapterHost,
-    @InjectDataSource() private readonly dataSource: DataSource,
-  ) {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    super();
     collectDefaultMetrics({ register: this.registry });
     this.registerPoolGauges();
   }
 
-  onModuleInit(): void {
-    const fastify = this.adapterHost.httpAdapter.getInstance<FastifyInstance>();
-    fastify.addHook('onResponse', (request, reply, done) => {
-      this.durationOf(
-        request.method,
-        // The pattern, not the URL: one series per route, whatever the ids.
-        request.routeOptions.url ?? 'unmatched',
-        reply.statusCode,
-      ).observe(reply.elapsedTime / 1000);
-      done();
-    });
+  /**
+   * One answered request, called by the pipeline's onResponse hook
+   * (app.setup.ts). `route` is the pattern, not the URL: one series per
+   * route, whatever the ids.
+   */
+  observeRequest(method: string, route: string | undefined, status: number, ms: number): void {
+    this.durationOf(method, route ?? 'unmatched', status).observe(ms / 1000);
   }
 
   /**
@@ -76,17 +65,16 @@ export class MetricsService implements OnModuleInit {
     return series;
   }
 
-  plantCreated(): void {
+  override plantCreated(): void {
     this.plantsCreated.inc();
   }
 
-  plantDeleted(): void {
+  override plantDeleted(): void {
     this.plantsDeleted.inc();
   }
 
   private registerPoolGauges(): void {
-    const pool = () => (this.dataSource.driver as unknown as { master?: PgPool }).master;
-    const figures: Array<[string, string, (p: PgPool) => number]> = [
+    const figures: Array<[string, string, (p: Pool) => number]> = [
       ['db_pool_connections_total', 'PostgreSQL pool: open connections', (p) => p.totalCount],
       ['db_pool_connections_idle', 'PostgreSQL pool: idle connections', (p) => p.idleCount],
       [
@@ -96,13 +84,15 @@ export class MetricsService implements OnModuleInit {
       ],
     ];
     if (this.dataSource.options.type !== 'postgres') return;
+    const dataSource = this.dataSource;
     for (const [name, help, read] of figures) {
       new Gauge({
         name,
         help,
         registers: [this.registry],
         collect() {
-          const current = pool();
+          // Absent until the DataSource is initialised.
+          const current = dataSource.isInitialized ? postgresPool(dataSource) : undefined;
           if (current) this.set(read(current));
         },
       });

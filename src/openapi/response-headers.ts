@@ -1,6 +1,6 @@
 import type { HeaderObject, OpenAPIObject } from '@nestjs/swagger';
 
-/** Set on every response by the onRequest hook of RequestLogHooks. */
+/** Set on every response by the pipeline's onRequest hook (app.setup.ts). */
 const REQUEST_ID: Record<string, HeaderObject> = {
   'X-Request-Id': {
     description:

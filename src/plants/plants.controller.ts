@@ -13,8 +13,8 @@ import {
 import { RouteSchema } from '@nestjs/platform-fastify';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { CallerOwner } from '../auth/authenticated-owner.js';
-import { jsonArrayStream } from '../common/json/json-array-stream.js';
-import { ParseInt64Pipe } from '../common/validation/parse-int64.pipe.js';
+import { jsonArrayStream } from './json-array-stream.js';
+import { ParseInt64Pipe } from '../validation/parse-int64.pipe.js';
 import { type ListPlantsQuery, ParseListPlantsQueryPipe } from './dto/list-plants.query.js';
 import { NewPlantDto } from './dto/new-plant.dto.js';
 import { PlantDto } from './dto/plant.dto.js';

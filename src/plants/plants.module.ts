@@ -1,11 +1,13 @@
 import { Module } from '@nestjs/common';
-import { SqlStatements } from '../database/sql-statements.js';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { Plant } from './plant.entity.js';
 import { PlantsController } from './plants.controller.js';
 import { PlantsRepository } from './plants.repository.js';
 import { PlantsService } from './plants.service.js';
 
 @Module({
+  imports: [TypeOrmModule.forFeature([Plant])],
   controllers: [PlantsController],
-  providers: [PlantsService, PlantsRepository, SqlStatements],
+  providers: [PlantsService, PlantsRepository],
 })
 export class PlantsModule {}

@@ -9,7 +9,7 @@ import {
   ApiQuery,
   getSchemaPath,
 } from '@nestjs/swagger';
-import { ApiErrorResponses } from '../common/errors/api-error-responses.decorator.js';
+import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
 import { LIMIT_MAX, LIMIT_RULE } from './dto/list-plants.query.js';
 import { NewPlantDto } from './dto/new-plant.dto.js';
 import { PlantDto } from './dto/plant.dto.js';

@@ -1,7 +1,7 @@
 import { ConflictException, NotFoundException } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import { describe, expect, it } from 'vitest';
-import type { MetricsService } from '../metrics/metrics.service.js';
+import type { PlantMetrics } from '../metrics/plant-metrics.js';
 import type { NewPlantDto } from './dto/new-plant.dto.js';
 import type { PlantRow, PlantsRepository, StoredPlant } from './plants.repository.js';
 import { LIST_PAGE_SIZE, PlantsService } from './plants.service.js';
@@ -51,7 +51,7 @@ const setup = () => {
   const metrics = {
     plantCreated: () => (counted.created += 1),
     plantDeleted: () => (counted.deleted += 1),
-  } as unknown as MetricsService;
+  } as unknown as PlantMetrics;
   return {
     memory,
     counted,

@@ -1,6 +1,6 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { isUniqueViolation } from '../database/database-errors.js';
-import { MetricsService } from '../metrics/metrics.service.js';
+import { PlantMetrics } from '../metrics/plant-metrics.js';
 import type { NewPlantDto } from './dto/new-plant.dto.js';
 import { PlantDto } from './dto/plant.dto.js';
 import { type PlantRow, PlantsRepository, type StoredPlant } from './plants.repository.js';
@@ -23,7 +23,7 @@ const toDto = (plant: PlantRow): PlantDto => new PlantDto(plant.name, plant.tag)
 export class PlantsService {
   constructor(
     private readonly plants: PlantsRepository,
-    private readonly metrics: MetricsService,
+    private readonly metrics: PlantMetrics,
   ) {}
 
   /**

@@ -9,7 +9,7 @@ import {
   THROTTLER_TRACKER,
   THROTTLER_TTL,
 } from '@nestjs/throttler/dist/throttler.constants.js';
-import { PerRoute } from '../common/http/per-route.js';
+import { PerRoute } from '../http/per-route.js';
 import { MemoryThrottlerStorage, type StorageRecord } from './memory-throttler.storage.js';
 
 /**

@@ -1,5 +1,5 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
-import type { WithResponseHeaders } from '../common/errors/response-headers.js';
+import type { WithResponseHeaders } from '../errors/response-headers.js';
 
 /** A 429 that says when to come back. */
 export class TooManyRequestsException extends HttpException implements WithResponseHeaders {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 
 /** Debian's chromium package; npm's browser downloads do not work on these machines. */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /**
  * The Chromium to drive, or undefined (with a message saying how to get one)

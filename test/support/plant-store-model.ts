@@ -3,7 +3,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 
 /** A plant as the API returns it. */
-export interface ModelPlant {
+interface ModelPlant {
   name: string;
   tag?: string;
 }
@@ -36,7 +36,7 @@ const codePoints = (text: string) => [...text].length;
  * unpaired surrogate, min..max code points), from every plane, with SQL and
  * JSON metacharacters, and sometimes at the maximum length.
  */
-export function storableText(min: number, max: number): fc.Arbitrary<string> {
+function storableText(min: number, max: number): fc.Arbitrary<string> {
   return fc
     .oneof(
       { weight: 4, arbitrary: fc.string({ unit: 'binary', minLength: min, maxLength: 30 }) },

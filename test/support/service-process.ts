@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 
-export const MAIN = resolve('dist/main.js');
+const MAIN = resolve('dist/main.js');
 
 /** The V8 flags of the container's command line (the Dockerfile's CMD; runtime-flags.e2e-spec.ts). */
 export const RUNTIME_NODE_ARGS = ['--no-allocation-site-pretenuring'];

@@ -7,7 +7,7 @@ import {
 import type { paths } from './openapi-types.js';
 
 /** openapi-fetch middleware that checks every response against the document. */
-export function validatingMiddleware(
+function validatingMiddleware(
   validator: OpenApiResponseValidator = documentedResponses(),
 ): Middleware {
   return {

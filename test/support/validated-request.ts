@@ -5,7 +5,7 @@ import { documentedResponses, type OpenApiResponseValidator } from './openapi-va
 const METHODS = new Set(['get', 'post', 'put', 'patch', 'delete', 'del', 'head', 'options']);
 
 /** The supertest response in the form the validator reads. */
-export function receivedFrom(method: string, url: string, response: Response) {
+function receivedFrom(method: string, url: string, response: Response) {
   return {
     method,
     url,

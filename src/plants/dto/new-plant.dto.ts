@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsOptional } from 'class-validator';
-import { IsInt64 } from '../../common/validation/int64.validators.js';
-import { IsStorableText } from '../../common/validation/text.validators.js';
+import { IsInt64 } from '../../validation/int64.validators.js';
+import { IsStorableText } from '../../validation/text.validators.js';
 import { NAME_RULE, TAG_RULE } from './plant.dto.js';
 
 /** The body of POST /plants. Any other property is a 400 that names it. */

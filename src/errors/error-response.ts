@@ -1,5 +1,5 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
-import { isDatabaseUnavailable, isUniqueViolation } from '../../database/database-errors.js';
+import { isDatabaseUnavailable, isUniqueViolation } from '../database/database-errors.js';
 import { ErrorDto } from './error.dto.js';
 import { hasResponseHeaders } from './response-headers.js';
 

@@ -1,7 +1,11 @@
-import { BadRequestException, HttpException, NotFoundException } from '@nestjs/common';
+import {
+  BadRequestException,
+  HttpException,
+  NotFoundException,
+  UnauthorizedException,
+} from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import { describe, expect, it } from 'vitest';
-import { AuthChallengeException } from '../../auth/auth-challenge.exception.js';
 import { toErrorResponse } from './error-response.js';
 
 const queryError = (driverError: object) =>
@@ -24,7 +28,14 @@ describe('toErrorResponse', () => {
   });
 
   it('adds the headers an exception asks for', () => {
-    expect(toErrorResponse(new AuthChallengeException('x', 'invalid_token')).headers).toEqual({
+    class ChallengeException extends UnauthorizedException {
+      responseHeaders() {
+        return { 'WWW-Authenticate': 'Bearer realm="plants", error="invalid_token"' };
+      }
+    }
+    const response = toErrorResponse(new ChallengeException('the token is unknown'));
+    expect(response.status).toBe(401);
+    expect(response.headers).toEqual({
       'WWW-Authenticate': 'Bearer realm="plants", error="invalid_token"',
     });
   });

@@ -1,4 +1,4 @@
-import { runTokenCli } from './token-cli.js';
+import { runTokenCli } from './auth/token-cli.js';
 
 runTokenCli(process.argv.slice(2), {
   out: (line) => process.stdout.write(`${line}\n`),

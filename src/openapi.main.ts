@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
-import { createApp } from '../app.setup.js';
-import { buildOpenApiDocument } from './openapi.js';
-import { serializeOpenApiDocument } from './serialize-openapi.js';
+import { createApp } from './app.setup.js';
+import { buildOpenApiDocument } from './openapi/openapi.js';
+import { serializeOpenApiDocument } from './openapi/serialize-openapi.js';
 
 /**
  * `npm run openapi:export`: writes openapi.json from the code. The app is

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startUpload } from '../../../test/support/raw-http.js';
+import { startUpload } from '../../test/support/raw-http.js';
 import { closeConnectionsInStages } from './lingering-close.js';
 
 const ANSWER = '{"error":413,"message":"request body is too large"}';

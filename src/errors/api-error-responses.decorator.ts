@@ -65,7 +65,7 @@ const ERRORS = {
   },
 } satisfies Record<number, ErrorStatusDoc>;
 
-export type ErrorStatus = keyof typeof ERRORS;
+type ErrorStatus = keyof typeof ERRORS;
 
 /**
  * The Error responses of one operation, keyed by status. A status maps to the

@@ -7,7 +7,7 @@ import { Socket } from 'node:net';
  * Apache's lingering close waits 2 s for data); short, so that a client that
  * stalls mid-body holds no socket long and delays a graceful shutdown by 2 s at most.
  */
-export const LINGER_MS = 2000;
+const LINGER_MS = 2000;
 
 /** The request a connection carries now; replaced by the next one on a keep-alive connection. */
 const currentRequest = new WeakMap<Socket, IncomingMessage>();

@@ -1,0 +1,47 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import { redactUrl } from './log-redaction.js';
+import { ROOT_LOGGER } from './root-logger.js';
+
+/** The caller, as the bearer strategy leaves it on the request once a token checked out. */
+interface WithCaller {
+  user?: { owner?: string };
+}
+
+/**
+ * One JSON line per request (id, method, URL, route pattern, status,
+ * latency, owner), written by the pipeline's onResponse hook (app.setup.ts).
+ *
+ * Written here rather than by pino-http (nestjs-pino's middleware): that one
+ * builds a child logger and an AsyncLocalStorage scope for every request,
+ * which cost a fifth of a list request's CPU time (BENCHMARKS.md). Everything
+ * the line needs is on the Fastify request once the response is out, and a
+ * line built from named fields cannot carry a header, so no redaction list is
+ * needed for Authorization.
+ */
+@Injectable()
+export class RequestLog {
+  constructor(@Inject(ROOT_LOGGER) private readonly logger: Logger) {}
+
+  write(request: FastifyRequest, reply: FastifyReply): void {
+    const status = reply.statusCode;
+    const level = status >= 500 ? 'error' : 'info';
+    if (!this.logger.isLevelEnabled(level)) return;
+    this.logger[level](
+      {
+        req: {
+          id: request.id,
+          method: request.method,
+          url: redactUrl(request.url),
+          route: request.routeOptions.url,
+        },
+        res: { statusCode: status },
+        // Never the token itself.
+        owner: (request as WithCaller).user?.owner,
+        responseTime: reply.elapsedTime,
+      },
+      status >= 500 ? 'request errored' : 'request completed',
+    );
+  }
+}

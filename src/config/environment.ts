@@ -1,16 +1,11 @@
 import { Transform } from 'class-transformer';
+import { IsArray, IsIn, IsString, Matches } from 'class-validator';
 import {
-  IsArray,
-  IsBoolean,
-  IsIn,
-  IsInt,
-  IsOptional,
-  IsString,
-  Matches,
-  Max,
-  Min,
-} from 'class-validator';
-import { emptyToUndefined, toBoolean, toInt, toList } from './environment.transforms.js';
+  BooleanVariable,
+  IntVariable,
+  OptionalVariable,
+  toList,
+} from './environment.decorators.js';
 
 const NODE_ENVS = ['development', 'test', 'production'] as const;
 export type NodeEnv = (typeof NODE_ENVS)[number];
@@ -39,10 +34,7 @@ export class Environment {
   @IsIn(NODE_ENVS)
   NODE_ENV: NodeEnv = 'development';
 
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(65535)
+  @IntVariable(0, 65535)
   PORT = 3000;
 
   @IsString()
@@ -56,35 +48,22 @@ export class Environment {
   })
   DATABASE_URL = 'sqlite:./data/plant-store.sqlite';
 
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(1000)
+  @IntVariable(1, 1000)
   DB_POOL_SIZE = 10;
 
   /** How long a request waits for a database connection before it is a 503. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
-  @Max(600_000)
+  @IntVariable(100, 600_000)
   DB_CONNECT_TIMEOUT_MS = 5000;
 
   /** PostgreSQL statement_timeout; SQLite's busy timeout. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
-  @Max(600_000)
+  @IntVariable(100, 600_000)
   DB_STATEMENT_TIMEOUT_MS = 10_000;
 
   /** Largest request body accepted; larger ones are a 413. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1024)
-  @Max(100 * 1024 * 1024)
+  @IntVariable(1024, 100 * 1024 * 1024)
   BODY_LIMIT_BYTES = 1024 * 1024;
 
-  @Transform(emptyToUndefined)
-  @IsOptional()
+  @OptionalVariable()
   @Matches(TOKEN_PATTERN, {
     message:
       'BOOTSTRAP_TOKEN must be 32 to 512 characters of A-Z a-z 0-9 . _ ~ + / - (generate one with: npm run token -- generate)',
@@ -95,15 +74,11 @@ export class Environment {
   LOG_LEVEL: LogLevelName = 'info';
 
   /** Serve Prometheus metrics at /metrics. */
-  @Transform(toBoolean)
-  @IsBoolean()
+  @BooleanVariable()
   METRICS_ENABLED = true;
 
   /** How long in-flight requests may take to finish after SIGTERM/SIGINT. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(0)
-  @Max(600_000)
+  @IntVariable(0, 600_000)
   SHUTDOWN_TIMEOUT_MS = 10_000;
 
   /** Origins allowed by CORS, comma-separated; empty: CORS off. */
@@ -117,61 +92,38 @@ export class Environment {
   CORS_ORIGINS: string[] = [];
 
   /** Time allowed to receive a whole request (headers and body). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
-  @Max(600_000)
+  @IntVariable(100, 600_000)
   HTTP_REQUEST_TIMEOUT_MS = 30_000;
 
   /** A connection with no traffic for this long is closed. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
-  @Max(3_600_000)
+  @IntVariable(100, 3_600_000)
   HTTP_IDLE_TIMEOUT_MS = 60_000;
 
   /** How long an idle keep-alive connection is kept open. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(100)
-  @Max(3_600_000)
+  @IntVariable(100, 3_600_000)
   HTTP_KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
-  @Transform(toBoolean)
-  @IsBoolean()
+  @BooleanVariable()
   RATE_LIMIT_ENABLED = true;
 
-  @Transform(toInt)
-  @IsInt()
-  @Min(1000)
-  @Max(3_600_000)
+  @IntVariable(1000, 3_600_000)
   RATE_LIMIT_WINDOW_MS = 60_000;
 
   /** Requests per window for one token owner (or one client IP without a valid token). */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(10_000_000)
+  @IntVariable(1, 10_000_000)
   RATE_LIMIT_MAX = 1200;
 
   /** Failed authentications per window from one client IP before it gets 429s. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(1_000_000)
+  @IntVariable(1, 1_000_000)
   AUTH_FAILURE_LIMIT = 20;
 
   /** Redis for rate-limit counters shared by several instances; without it, counters are in memory. */
-  @Transform(emptyToUndefined)
-  @IsOptional()
+  @OptionalVariable()
   @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be redis://host:port[/db] or rediss://…' })
   REDIS_URL?: string = undefined;
 
   /** How long /health/ready waits for the database. */
-  @Transform(toInt)
-  @IsInt()
-  @Min(50)
-  @Max(60_000)
+  @IntVariable(50, 60_000)
   HEALTH_DB_TIMEOUT_MS = 1000;
 
   @Matches(OWNER_PATTERN, {

@@ -7,7 +7,7 @@ import type { DataSource } from 'typeorm';
  * object TypeORM opened: the better-sqlite3 connection and the pg pool. TypeORM
  * exposes neither in its typings (`databaseConnection` and `master` are public
  * fields of BetterSqlite3Driver and PostgresDriver in typeorm 1.x). Kept here so
- * that no other file casts TypeORM's internals; sql-statements.spec.ts fails if
+ * that no other file casts TypeORM's internals; driver-handles.spec.ts fails if
  * a TypeORM upgrade moves them.
  */
 

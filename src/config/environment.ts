@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { plainToInstance, Transform } from 'class-transformer';
 import {
   IsArray,
@@ -9,6 +10,7 @@ import {
   Matches,
   Max,
   Min,
+  ValidateBy,
   validateSync,
 } from 'class-validator';
 
@@ -42,6 +44,43 @@ const toList = ({ value }: { value: unknown }): unknown =>
         .map((item) => item.trim())
         .filter((item) => item !== '')
     : value;
+
+/** Fastify's `trustProxy`: off, every hop, a hop count, or the proxies' addresses and CIDRs. */
+export type TrustProxy = boolean | number | string[];
+
+const toTrustProxy = ({ value }: { value: unknown }): unknown => {
+  if (typeof value !== 'string') return value;
+  const text = value.trim();
+  if (['', 'false'].includes(text.toLowerCase())) return false;
+  if (text.toLowerCase() === 'true') return true;
+  if (/^\d+$/.test(text)) return Number(text);
+  return toList({ value: text });
+};
+
+const isAddressOrCidr = (item: string): boolean => {
+  const [address, prefix, ...rest] = item.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  return (
+    prefix === undefined ||
+    (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128))
+  );
+};
+
+const IsTrustProxy = () =>
+  ValidateBy({
+    name: 'isTrustProxy',
+    validator: {
+      validate: (value: unknown) =>
+        typeof value === 'boolean' ||
+        (Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 100) ||
+        (Array.isArray(value) &&
+          value.length > 0 &&
+          value.every((item) => typeof item === 'string' && isAddressOrCidr(item))),
+      defaultMessage: () =>
+        'TRUST_PROXY must be true, false, a hop count, or a comma-separated list of proxy addresses or CIDRs such as 10.0.0.0/8,127.0.0.1',
+    },
+  });
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevelName = (typeof LOG_LEVELS)[number];
@@ -176,6 +215,16 @@ export class Environment {
   @Min(1)
   @Max(1_000_000)
   AUTH_FAILURE_LIMIT = 20;
+
+  /**
+   * Which reverse proxies are believed about the client's address
+   * (X-Forwarded-For): the address the failure budget and the per-address
+   * quota count. Off by default: then every client behind a proxy has the
+   * proxy's address.
+   */
+  @Transform(toTrustProxy)
+  @IsTrustProxy()
+  TRUST_PROXY: TrustProxy = false;
 
   /** Redis for rate-limit counters shared by several instances; without it, counters are in memory. */
   @Transform(emptyToUndefined)

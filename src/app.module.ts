@@ -1,5 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { ThrottlerGuard } from '@nestjs/throttler';
 import { BearerAuthGuard } from './auth/bearer-auth.guard.js';
 import { AuthModule } from './auth/auth.module.js';
 import { HttpErrorFilter } from './errors/http-error.filter.js';
@@ -13,7 +14,6 @@ import { LoggingModule } from './logging/logging.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { PlantsModule } from './plants/plants.module.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
-import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
 
 /**
  * The application. Pipe, filter and guards are providers (APP_PIPE,
@@ -25,6 +25,8 @@ import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
 @Module({})
 export class AppModule {
   static forRoot(env: Environment): DynamicModule {
+    // The one reading of the switch: off, neither the quota nor the failure budget is loaded.
+    const rateLimited = env.RATE_LIMIT_ENABLED;
     return {
       module: AppModule,
       imports: [
@@ -33,15 +35,15 @@ export class AppModule {
         LifecycleModule,
         DatabaseModule,
         MetricsModule.forRoot(env.METRICS_ENABLED),
-        RateLimitModule,
-        AuthModule,
+        ...(rateLimited ? [RateLimitModule] : []),
+        AuthModule.forRoot({ failureBudget: rateLimited }),
         HealthModule,
         PlantsModule,
       ],
       providers: [
         { provide: APP_GUARD, useClass: BearerAuthGuard },
         // Not registered at all when off: a guard that only skips still runs on every request.
-        ...(env.RATE_LIMIT_ENABLED ? [{ provide: APP_GUARD, useClass: RateLimitGuard }] : []),
+        ...(rateLimited ? [{ provide: APP_GUARD, useClass: ThrottlerGuard }] : []),
         { provide: APP_PIPE, useClass: DtoValidationPipe },
         { provide: APP_FILTER, useClass: HttpErrorFilter },
       ],

@@ -45,6 +45,7 @@ export interface CreatedApp {
  */
 export async function createApp(options: CreateAppOptions = {}): Promise<CreatedApp> {
   const env = loadEnvironment(options.env);
+  const trusted = env.TRUST_PROXY;
   const adapter = new FastifyAdapter({
     bodyLimit: env.BODY_LIMIT_BYTES,
     // A slow or stalled client cannot hold a connection forever.
@@ -52,6 +53,10 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
     connectionTimeout: env.HTTP_IDLE_TIMEOUT_MS,
     keepAliveTimeout: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     requestIdHeader: false,
+    // request.ip is the client's address behind the proxies TRUST_PROXY names, not the proxy's.
+    // A hop count as the function Fastify makes of one (its adapter's type leaves numbers out).
+    trustProxy:
+      typeof trusted === 'number' ? (_address: string, hop: number) => hop < trusted : trusted,
     // While closing, the listener is gone (new connections are refused) and a
     // request still arriving on an open keep-alive connection is served like any
     // in flight; Nest's and Fastify's own 503 for it has a body outside the contract.

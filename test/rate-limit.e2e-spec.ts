@@ -1,18 +1,27 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from './support/test-database.js';
+import { ThrottlerGuard } from '@nestjs/throttler';
+import { REDIS } from '../src/redis/redis.module.js';
+import { createTestDatabase, databaseKinds, type TestDatabase } from './support/test-database.js';
 import { startApp, type TestApp, useTestApp } from './support/test-app.js';
 
 const LIMITS = { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_MAX: '3', AUTH_FAILURE_LIMIT: '3' };
 
-/** A request from a chosen client address, through Fastify's inject (supertest always comes from 127.0.0.1). */
-function from(t: TestApp, remoteAddress: string, authorization?: string) {
+/**
+ * A request from a chosen client address, through Fastify's inject (supertest
+ * always comes from 127.0.0.1), optionally through a proxy that says who the
+ * client was in X-Forwarded-For.
+ */
+function from(t: TestApp, remoteAddress: string, authorization?: string, forwardedFor?: string) {
   const fastify = t.app.getHttpAdapter().getInstance();
   return fastify.inject({
     method: 'GET',
     url: '/plants',
     remoteAddress,
-    headers: authorization ? { authorization } : {},
+    headers: {
+      ...(authorization ? { authorization } : {}),
+      ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}),
+    },
   });
 }
 
@@ -31,8 +40,8 @@ function expect429(response: {
   expect(body.error).toBe(429);
 }
 
-describe('rate limits (in memory)', () => {
-  const t = useTestApp('sqlite', LIMITS);
+describe.each(databaseKinds())('rate limits (in memory) on %s', (kind) => {
+  const t = useTestApp(kind, LIMITS);
 
   it('gives each token owner its own budget, and answers 429 with Retry-After past it', async () => {
     const address = randomAddress();
@@ -62,6 +71,15 @@ describe('rate limits (in memory)', () => {
     expect((await from(t.current, randomAddress(), auth)).statusCode).toBe(200);
   });
 
+  it('ignores X-Forwarded-For without TRUST_PROXY: every client of a proxy shares its budget', async () => {
+    const proxy = randomAddress();
+    for (let i = 0; i < 3; i++) {
+      const response = await from(t.current, proxy, `Bearer pst_guess${i}`, randomAddress());
+      expect(response.statusCode).toBe(401);
+    }
+    expect429(await from(t.current, proxy, 'Bearer pst_guess', randomAddress()));
+  });
+
   it('never limits health probes', async () => {
     const fastify = t.current.app.getHttpAdapter().getInstance();
     for (let i = 0; i < 10; i++) {
@@ -72,6 +90,50 @@ describe('rate limits (in memory)', () => {
       });
       expect(response.statusCode).toBe(200);
     }
+  });
+});
+
+describe.each(databaseKinds())('rate limits behind a trusted proxy on %s', (kind) => {
+  const t = useTestApp(kind, { ...LIMITS, TRUST_PROXY: '127.0.0.1' });
+
+  it('gives each forwarded client its own failure budget and quota', async () => {
+    const [guesser, other] = [randomAddress(), randomAddress()];
+    for (let i = 0; i < 3; i++) {
+      expect((await from(t.current, '127.0.0.1', `Bearer pst_g${i}`, guesser)).statusCode).toBe(
+        401,
+      );
+    }
+    expect429(await from(t.current, '127.0.0.1', 'Bearer pst_g', guesser));
+    // Another client of the same proxy is not locked out: its failures are its own.
+    expect((await from(t.current, '127.0.0.1', 'Bearer pst_g', other)).statusCode).toBe(401);
+    const { auth } = await t.current.newCaller();
+    expect((await from(t.current, '127.0.0.1', auth, other)).statusCode).toBe(200);
+    // An address that is not the trusted proxy cannot claim to forward for someone else.
+    const untrusted = randomAddress();
+    for (let i = 0; i < 3; i++) {
+      await from(t.current, untrusted, `Bearer pst_u${i}`, randomAddress());
+    }
+    expect429(await from(t.current, untrusted, auth, randomAddress()));
+  });
+});
+
+describe('rate limiting off', () => {
+  const t = useTestApp('sqlite', {
+    RATE_LIMIT_ENABLED: 'false',
+    AUTH_FAILURE_LIMIT: '1',
+    REDIS_URL: 'redis://127.0.0.1:6379',
+  });
+
+  it('loads neither the quota nor the failure budget, and opens no Redis connection', async () => {
+    expect(() => t.current.app.get(REDIS, { strict: false })).toThrow();
+    expect(() => t.current.app.get(ThrottlerGuard, { strict: false })).toThrow();
+    const address = randomAddress();
+    for (let i = 0; i < 3; i++) {
+      expect((await from(t.current, address, `Bearer pst_off${i}`)).statusCode).toBe(401);
+    }
+    const response = await from(t.current, address, (await t.current.newCaller()).auth);
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['x-ratelimit-limit']).toBeUndefined();
   });
 });
 

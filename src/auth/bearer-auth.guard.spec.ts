@@ -1,8 +1,5 @@
 import { type ExecutionContext } from '@nestjs/common';
-import type { ConfigService } from '@nestjs/config';
 import { Reflector } from '@nestjs/core';
-import type { Environment } from '../config/environment.js';
-import { MemoryAuthFailureLimiter } from '../rate-limit/auth-failure.limiter.js';
 import { describe, expect, it } from 'vitest';
 import { AuthChallengeException } from './auth-challenge.exception.js';
 import { BearerAuthGuard } from './bearer-auth.guard.js';
@@ -30,9 +27,7 @@ const challengeOf = (run: () => unknown): { message: string; header: string } =>
 };
 
 describe('BearerAuthGuard', () => {
-  const noLimits = new MemoryAuthFailureLimiter(1000, 60_000);
-  const config = { get: () => false } as unknown as ConfigService<Environment, true>;
-  const guard = new BearerAuthGuard(new Reflector(), noLimits, config);
+  const guard = new BearerAuthGuard(new Reflector(), null);
   const context = contextFor(Routes.prototype.closed);
 
   it('lets @Public() routes through without asking passport', async () => {

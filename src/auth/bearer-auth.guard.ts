@@ -1,26 +1,23 @@
 import { type ExecutionContext, Inject, Injectable } from '@nestjs/common';
-import { ConfigService } from '@nestjs/config';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
-import type { Environment } from '../config/environment.js';
 import { PerRoute } from '../http/per-route.js';
-import { AUTH_FAILURE_LIMITER } from '../rate-limit/rate-limit.module.js';
-import type { AuthFailureLimiter } from '../rate-limit/auth-failure.limiter.js';
-import { TooManyRequestsException } from '../rate-limit/too-many-requests.exception.js';
+import { AUTH_FAILURE_LIMITER, type AuthFailureLimiter } from './auth-failure.limiter.js';
 import { AuthChallengeException } from './auth-challenge.exception.js';
-import type { AuthenticatedCaller } from './authenticated-owner.js';
+import type { AuthenticatedCaller } from './caller-owner.decorator.js';
 import { IS_PUBLIC } from '../http/public.decorator.js';
+import { TooManyRequestsException } from './too-many-requests.exception.js';
 
 /**
  * The global guard (APP_GUARD): every route needs a bearer token unless it is
- * marked @Public(), so a new route cannot forget authentication. A client IP
- * with too many failed authentications in the rate-limit window is refused
- * with a 429 before its token is looked at.
+ * marked @Public(), so a new route cannot forget authentication. A client
+ * address (`request.ip`, behind a proxy as TRUST_PROXY yields it) with too many
+ * failed authentications in the window is refused with a 429 before its token
+ * is looked at; without a failure budget (rate limiting off) nothing is counted.
  */
 @Injectable()
 export class BearerAuthGuard extends AuthGuard('bearer') {
-  private readonly limitFailures: boolean;
   private readonly isPublic = new PerRoute(
     (handler, classRef) =>
       this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC, [handler, classRef]) ===
@@ -29,17 +26,15 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
 
   constructor(
     private readonly reflector: Reflector,
-    @Inject(AUTH_FAILURE_LIMITER) private readonly failures: AuthFailureLimiter,
-    config: ConfigService<Environment, true>,
+    @Inject(AUTH_FAILURE_LIMITER) private readonly failures: AuthFailureLimiter | null,
   ) {
     super();
-    this.limitFailures = config.get('RATE_LIMIT_ENABLED', { infer: true });
   }
 
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     if (this.isPublic.get(context)) return true;
     const request = context.switchToHttp().getRequest<FastifyRequest>();
-    if (this.limitFailures) {
+    if (this.failures) {
       const pending = this.failures.retryAfter(request.ip);
       const wait = typeof pending === 'number' ? pending : await pending;
       if (wait > 0) {
@@ -52,7 +47,7 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
     try {
       await super.canActivate(context);
     } catch (error) {
-      if (this.limitFailures && error instanceof AuthChallengeException) {
+      if (this.failures && error instanceof AuthChallengeException) {
         await this.failures.recordFailure(request.ip);
       }
       throw error;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { Strategy } from 'passport-http-bearer';
-import type { AuthenticatedCaller } from './authenticated-owner.js';
+import type { AuthenticatedCaller } from './caller-owner.decorator.js';
 import { REALM } from './auth-challenge.exception.js';
 import { TokensService } from './tokens.service.js';
 

@@ -1,6 +1,7 @@
+import { isIP } from 'node:net';
 import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsBoolean, IsInt, IsOptional, Max, Min, ValidateBy } from 'class-validator';
 
 /*
  * class-transformer @Transform functions that turn environment variable text
@@ -41,3 +42,44 @@ export const BooleanVariable = (): PropertyDecorator =>
 /** A variable that may be unset (or empty); the rules after it apply when it is set. */
 export const OptionalVariable = (): PropertyDecorator =>
   applyDecorators(Transform(emptyToUndefined), IsOptional());
+
+/** Fastify's `trustProxy`: off, every hop, a hop count, or the proxies' addresses and CIDRs. */
+export type TrustProxy = boolean | number | string[];
+
+const toTrustProxy = ({ value }: { value: unknown }): unknown => {
+  if (typeof value !== 'string') return value;
+  const text = value.trim();
+  if (['', 'false'].includes(text.toLowerCase())) return false;
+  if (text.toLowerCase() === 'true') return true;
+  if (/^\d+$/.test(text)) return Number(text);
+  return toList({ value: text });
+};
+
+const isAddressOrCidr = (item: string): boolean => {
+  const [address, prefix, ...rest] = item.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  return (
+    prefix === undefined ||
+    (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128))
+  );
+};
+
+/** true, false, a hop count (0-100), or a comma-separated list of addresses and CIDRs. */
+export const TrustProxyVariable = (): PropertyDecorator =>
+  applyDecorators(
+    Transform(toTrustProxy),
+    ValidateBy({
+      name: 'isTrustProxy',
+      validator: {
+        validate: (value: unknown) =>
+          typeof value === 'boolean' ||
+          (Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 100) ||
+          (Array.isArray(value) &&
+            value.length > 0 &&
+            value.every((item) => typeof item === 'string' && isAddressOrCidr(item))),
+        defaultMessage: () =>
+          'TRUST_PROXY must be true, false, a hop count, or a comma-separated list of proxy addresses or CIDRs such as 10.0.0.0/8,127.0.0.1',
+      },
+    }),
+  );

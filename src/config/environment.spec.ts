@@ -25,6 +25,7 @@ describe('validateEnvironment', () => {
       RATE_LIMIT_WINDOW_MS: 60000,
       RATE_LIMIT_MAX: 1200,
       AUTH_FAILURE_LIMIT: 20,
+      TRUST_PROXY: false,
       HEALTH_DB_TIMEOUT_MS: 1000,
       BOOTSTRAP_OWNER: 'demo',
     });
@@ -51,6 +52,17 @@ describe('validateEnvironment', () => {
   });
 
   it.each([
+    ['', false],
+    ['false', false],
+    ['true', true],
+    ['2', 2],
+    ['127.0.0.1', ['127.0.0.1']],
+    ['10.0.0.0/8, ::1, fd00::/8', ['10.0.0.0/8', '::1', 'fd00::/8']],
+  ])('reads TRUST_PROXY=%j as %j', (value, expected) => {
+    expect(validateEnvironment({ TRUST_PROXY: value }).TRUST_PROXY).toEqual(expected);
+  });
+
+  it.each([
     ['PORT', 'eighty'],
     ['PORT', '70000'],
     ['NODE_ENV', 'staging'],
@@ -63,6 +75,10 @@ describe('validateEnvironment', () => {
     ['LOG_LEVEL', 'loud'],
     ['CORS_ORIGINS', 'not an origin'],
     ['REDIS_URL', 'http://redis'],
+    ['TRUST_PROXY', 'yes please'],
+    ['TRUST_PROXY', '10.0.0.0/33'],
+    ['TRUST_PROXY', '10.0.0.1,proxy.example'],
+    ['TRUST_PROXY', '1000'],
   ])('stops with a message naming %s when it is %j', (name, value) => {
     expect(() => validateEnvironment({ [name]: value })).toThrow(new RegExp(name));
   });

@@ -5,6 +5,8 @@ import {
   IntVariable,
   OptionalVariable,
   toList,
+  type TrustProxy,
+  TrustProxyVariable,
 } from './environment.decorators.js';
 
 const NODE_ENVS = ['development', 'test', 'production'] as const;
@@ -116,6 +118,15 @@ export class Environment {
   /** Failed authentications per window from one client IP before it gets 429s. */
   @IntVariable(1, 1_000_000)
   AUTH_FAILURE_LIMIT = 20;
+
+  /**
+   * Which reverse proxies are believed about the client's address
+   * (X-Forwarded-For): the address the failure budget and the per-address
+   * quota count. Off by default: then every client behind a proxy has the
+   * proxy's address.
+   */
+  @TrustProxyVariable()
+  TRUST_PROXY: TrustProxy = false;
 
   /** Redis for rate-limit counters shared by several instances; without it, counters are in memory. */
   @OptionalVariable()

@@ -12,7 +12,7 @@ import {
 } from '@nestjs/common';
 import { RouteSchema } from '@nestjs/platform-fastify';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
-import { CallerOwner } from '../auth/authenticated-owner.js';
+import { CallerOwner } from '../auth/caller-owner.decorator.js';
 import { jsonArrayStream } from './json-array-stream.js';
 import { ParseInt64Pipe } from '../validation/parse-int64.pipe.js';
 import { type ListPlantsQuery, ParseListPlantsQueryPipe } from './dto/list-plants.query.js';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { measureFlatCost } from '../../test/support/flat-cost.js';
 import { MemoryThrottlerStorage } from './memory-throttler.storage.js';
 
 function storageAt(start = 1_000_000) {
@@ -55,12 +56,25 @@ describe('MemoryThrottlerStorage', () => {
     expect((await storage.increment('owner:a', 60_000, 1e9, 0, 'default')).totalHits).toBe(100_001);
   });
 
-  it('sweeps out expired keys once it holds many', async () => {
-    const { storage, clock } = storageAt();
-    for (let i = 0; i < 100_000; i++) await storage.increment(`ip:${i}`, 1_000, 10, 0, 'default');
-    expect(storage.size).toBe(100_000);
-    clock.now += 1_000;
-    await storage.increment('ip:new', 1_000, 10, 0, 'default');
-    expect(storage.size).toBe(1);
+  it('forgets the least recently counted key at its bound, and only then', async () => {
+    const storage = new MemoryThrottlerStorage(() => 0, 2);
+    await storage.increment('ip:a', 60_000, 10, 0, 'default');
+    await storage.increment('ip:b', 60_000, 10, 0, 'default');
+    await storage.increment('ip:a', 60_000, 10, 0, 'default'); // ip:a is now the most recent
+    await storage.increment('ip:c', 60_000, 10, 0, 'default');
+    expect(storage.size).toBe(2);
+    expect((await storage.increment('ip:a', 60_000, 10, 0, 'default')).totalHits).toBe(3);
+    expect((await storage.increment('ip:b', 60_000, 10, 0, 'default')).totalHits).toBe(1);
+  });
+
+  it('costs the same per hit for 1,000,000 distinct keys, and holds at most its bound', async () => {
+    const storage = new MemoryThrottlerStorage(undefined, 100_000);
+    const { ratio, largestSize } = measureFlatCost(
+      (key) => void storage.increment(key, 60_000, 10, 60_000, 'default'),
+      () => storage.size,
+    );
+    expect(largestSize).toBe(100_000);
+    // A sweep of the whole map per new key made the last batch hundreds of times slower.
+    expect(ratio).toBeLessThan(4);
   });
 });

@@ -1,18 +1,19 @@
 import type { ThrottlerStorage } from '@nestjs/throttler';
+import { LRUCache } from 'lru-cache';
 
 /** ThrottlerStorageRecord, which @nestjs/throttler does not export from its index. */
 export type StorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
 interface Counter {
   hits: number;
-  /** When the window that began with the first hit ends (ms since the epoch). */
+  /** When the window that began with the first hit ends (ms on the storage's clock). */
   windowEnd: number;
-  /** Until when the key is refused (ms since the epoch); 0 when it is not. */
+  /** Until when the key is refused (ms on the storage's clock); 0 when it is not. */
   blockedUntil: number;
 }
 
-/** Past this many keys, expired ones are swept out on the next hit. */
-const SWEEP_ABOVE = 100_000;
+/** How many keys (owners and client addresses) the in-memory storage holds at most. */
+export const MEMORY_THROTTLER_MAX_KEYS = 100_000;
 
 /**
  * @nestjs/throttler storage in process memory: a fixed-window counter per
@@ -25,13 +26,24 @@ const SWEEP_ABOVE = 100_000;
  * (`pruneExpiredHits` in throttler.service.js), so each request costs
  * O(hits in the window): 270 → 911 µs per request within 60,000 requests of
  * one owner (BENCHMARKS.md). Here a hit is O(1).
+ *
+ * Bounded: at most `maxKeys` keys; past that, the least recently counted key
+ * is forgotten, so a flood of distinct client addresses costs neither memory
+ * nor time per request. The trade is deliberate: a key pushed out by more
+ * than `maxKeys` newer ones starts a fresh window. Shared counters that must
+ * hold under such a flood live in Redis (REDIS_URL).
  */
 export class MemoryThrottlerStorage implements ThrottlerStorage {
-  private readonly counters = new Map<string, Counter>();
+  private readonly counters: LRUCache<string, Counter>;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly now: () => number = () => performance.now(),
+    maxKeys = MEMORY_THROTTLER_MAX_KEYS,
+  ) {
+    this.counters = new LRUCache({ max: maxKeys });
+  }
 
-  /** How many keys are held: bounded by the keys seen within a window (tests read it). */
+  /** How many keys are held: never more than maxKeys (tests read it). */
   get size(): number {
     return this.counters.size;
   }
@@ -43,22 +55,10 @@ export class MemoryThrottlerStorage implements ThrottlerStorage {
     blockDuration: number,
     throttlerName: string,
   ): Promise<StorageRecord> {
-    return this.hit(key, ttl, limit, blockDuration, throttlerName);
-  }
-
-  /** increment() without the promise: RateLimitGuard counts a request with no await. */
-  hit(
-    key: string,
-    ttl: number,
-    limit: number,
-    blockDuration: number,
-    throttlerName: string,
-  ): StorageRecord {
     const now = this.now();
     const id = `${throttlerName}:${key}`;
     let counter = this.counters.get(id);
     if (!counter) {
-      if (this.counters.size >= SWEEP_ABOVE) this.sweep(now);
       counter = { hits: 0, windowEnd: now + ttl, blockedUntil: 0 };
       this.counters.set(id, counter);
     } else if (counter.windowEnd <= now) {
@@ -76,11 +76,5 @@ export class MemoryThrottlerStorage implements ThrottlerStorage {
       isBlocked: blockedFor > 0,
       timeToBlockExpire: Math.ceil(blockedFor / 1000),
     };
-  }
-
-  private sweep(now: number): void {
-    for (const [id, counter] of this.counters) {
-      if (counter.windowEnd <= now && counter.blockedUntil <= now) this.counters.delete(id);
-    }
   }
 }

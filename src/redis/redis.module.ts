@@ -1,12 +1,16 @@
-import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Redis } from 'ioredis';
 import type { Environment } from '../config/environment.js';
 
 export const REDIS = Symbol('REDIS');
 
-/** The Redis client for shared rate-limit counters, or null without REDIS_URL. */
-@Global()
+/**
+ * The Redis client for counters shared by several instances (request quotas,
+ * the failed-authentication budget), or null without REDIS_URL. Imported only
+ * by the modules that are switched on, so that with them off no connection is
+ * opened; Nest makes one instance of it however many modules import it.
+ */
 @Module({
   providers: [
     {

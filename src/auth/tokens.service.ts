@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, type Repository } from 'typeorm';
-import { SqlStatements, type Statement } from '../database/sql-statements.js';
-import { ApiToken } from './api-token.entity.js';
+import type { ApiToken } from './api-token.entity.js';
 import { generateToken, hashToken } from './token-format.js';
+import { TokensRepository } from './tokens.repository.js';
 
 export interface IssuedToken {
   token: string;
@@ -13,18 +11,7 @@ export interface IssuedToken {
 
 @Injectable()
 export class TokensService {
-  /** The per-request lookup, a prepared statement (see sql-statements.ts); the rest is rare and stays on TypeORM. */
-  private readonly liveOwner: Statement<{ owner: string }>;
-
-  constructor(
-    @InjectRepository(ApiToken) private readonly tokens: Repository<ApiToken>,
-    statements: SqlStatements,
-  ) {
-    this.liveOwner = statements.prepare(
-      'api_tokens_live_owner',
-      'SELECT owner FROM api_tokens WHERE token_hash = ? AND revoked_at IS NULL',
-    );
-  }
+  constructor(private readonly tokens: TokensRepository) {}
 
   /** Issues a new token; the token itself is returned once and never stored. */
   async issue(
@@ -32,14 +19,14 @@ export class TokensService {
     label: string | null = null,
     token = generateToken(),
   ): Promise<IssuedToken> {
-    const record = this.tokens.create({
+    const record: ApiToken = {
       id: randomUUID(),
       tokenHash: hashToken(token),
       owner,
       label,
       createdAt: new Date().toISOString(),
       revokedAt: null,
-    });
+    };
     await this.tokens.insert(record);
     return { token, record };
   }
@@ -48,29 +35,24 @@ export class TokensService {
    * The owner of a live token, looked up by hash in the database on every
    * request, never cached: a revocation applies from the next request on.
    */
-  async ownerOf(token: string): Promise<string | null> {
-    const [found] = await this.liveOwner.all([hashToken(token)]);
-    return found?.owner ?? null;
+  ownerOf(token: string): Promise<string | null> {
+    return this.tokens.liveOwner(hashToken(token));
   }
 
-  async findByToken(token: string): Promise<ApiToken | null> {
-    return this.tokens.findOneBy({ tokenHash: hashToken(token) });
+  findByToken(token: string): Promise<ApiToken | null> {
+    return this.tokens.findOne(hashToken(token));
   }
 
   list(): Promise<ApiToken[]> {
-    return this.tokens.find({ order: { createdAt: 'ASC', id: 'ASC' } });
+    return this.tokens.list();
   }
 
-  async count(): Promise<number> {
+  count(): Promise<number> {
     return this.tokens.count();
   }
 
   /** Revokes a token by its id; false when there is no live token with that id. */
-  async revoke(id: string): Promise<boolean> {
-    const result = await this.tokens.update(
-      { id, revokedAt: IsNull() },
-      { revokedAt: new Date().toISOString() },
-    );
-    return (result.affected ?? 0) > 0;
+  revoke(id: string): Promise<boolean> {
+    return this.tokens.revoke(id, new Date().toISOString());
   }
 }

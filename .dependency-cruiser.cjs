@@ -16,6 +16,7 @@ const SHARED = [
   'logging',
   'metrics',
   'openapi',
+  'redis',
   'tracing',
   'validation',
 ];
@@ -23,6 +24,13 @@ const folders = (names) => `^src/(${names.join('|')})/`;
 
 module.exports = {
   forbidden: [
+    {
+      name: 'every-folder-classified',
+      severity: 'error',
+      comment: 'A new folder of src/ is either a feature or shared: add it to one list above.',
+      from: { path: '^src/[^/]+/', pathNot: [folders(FEATURES), folders(SHARED)] },
+      to: {},
+    },
     {
       name: 'no-cycles',
       severity: 'error',

@@ -11,6 +11,7 @@ import {
   Max,
   Min,
   ValidateBy,
+  ValidateIf,
   validateSync,
 } from 'class-validator';
 
@@ -79,6 +80,44 @@ const IsTrustProxy = () =>
           value.every((item) => typeof item === 'string' && isAddressOrCidr(item))),
       defaultMessage: () =>
         'TRUST_PROXY must be true, false, a hop count, or a comma-separated list of proxy addresses or CIDRs such as 10.0.0.0/8,127.0.0.1',
+    },
+  });
+
+/** Asymmetric JWS algorithms an access token may be signed with: never `none`, never HMAC. */
+export const JWT_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+] as const;
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** An identity provider's URL: https, or http on a loopback address (local providers, tests). */
+export function isIdentityProviderUrl(value: unknown): boolean {
+  if (typeof value !== 'string' || !URL.canParse(value)) return false;
+  const url = new URL(value);
+  return (
+    url.protocol === 'https:' ||
+    (url.protocol === 'http:' &&
+      (LOOPBACK_HOSTS.has(url.hostname) ||
+        (isIP(url.hostname) === 4 && url.hostname.startsWith('127.'))))
+  );
+}
+
+const IsIdentityProviderUrl = (name: string) =>
+  ValidateBy({
+    name: 'isIdentityProviderUrl',
+    validator: {
+      validate: isIdentityProviderUrl,
+      defaultMessage: () => `${name} must be an https:// URL (http:// only on a loopback address)`,
     },
   });
 
@@ -232,6 +271,60 @@ export class Environment {
   @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be redis://host:port[/db] or rediss://…' })
   REDIS_URL?: string;
 
+  /** An OpenID Connect issuer: when set, bearer credentials that are JWTs are its access tokens. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsIdentityProviderUrl('AUTH_JWT_ISSUER')
+  AUTH_JWT_ISSUER?: string;
+
+  /** The audience an access token must name in `aud`; required with AUTH_JWT_ISSUER. */
+  @Transform(emptyToUndefined)
+  @ValidateIf(
+    (env: Environment) => env.AUTH_JWT_ISSUER !== undefined || env.AUTH_JWT_AUDIENCE !== undefined,
+  )
+  @IsString({ message: 'AUTH_JWT_AUDIENCE is required with AUTH_JWT_ISSUER' })
+  AUTH_JWT_AUDIENCE?: string;
+
+  /** The issuer's JWKS; without it, the jwks_uri of its /.well-known/openid-configuration. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsIdentityProviderUrl('AUTH_JWT_JWKS_URI')
+  AUTH_JWT_JWKS_URI?: string;
+
+  /** The claim that names the owner (namespaced: see docs/DECISIONS.md). */
+  @Matches(/^[A-Za-z0-9_:.-]{1,64}$/, { message: 'AUTH_JWT_OWNER_CLAIM must be a claim name' })
+  AUTH_JWT_OWNER_CLAIM = 'sub';
+
+  @Transform(toList)
+  @IsArray()
+  @IsIn(JWT_ALGORITHMS, {
+    each: true,
+    message: `AUTH_JWT_ALGORITHMS must be a comma-separated list of ${JWT_ALGORITHMS.join(', ')}`,
+  })
+  AUTH_JWT_ALGORITHMS: string[] = ['RS256', 'PS256', 'ES256', 'EdDSA'];
+
+  /** Seconds of clock skew allowed on exp and nbf. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(300)
+  AUTH_JWT_CLOCK_TOLERANCE_S = 30;
+
+  /** Listing needs the scope plants:read, create and delete plants:write (JWT callers only). */
+  @Transform(toBoolean)
+  @IsBoolean()
+  AUTH_JWT_REQUIRE_SCOPES = false;
+
+  /**
+   * Least time between two fetches of the issuer's keys (an unknown key id
+   * asks for one; a failed one is retried no sooner either).
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(3_600_000)
+  AUTH_JWT_JWKS_COOLDOWN_MS = 10_000;
+
   /** How long /health/ready waits for the database. */
   @Transform(toInt)
   @IsInt()
@@ -253,7 +346,14 @@ export class Environment {
 export function validateEnvironment(raw: Record<string, unknown>): Environment {
   const known = Object.keys(new Environment());
   const relevant: Record<string, unknown> = {};
-  for (const key of [...known, 'BOOTSTRAP_TOKEN', 'REDIS_URL']) {
+  const optional = [
+    'BOOTSTRAP_TOKEN',
+    'REDIS_URL',
+    'AUTH_JWT_ISSUER',
+    'AUTH_JWT_AUDIENCE',
+    'AUTH_JWT_JWKS_URI',
+  ];
+  for (const key of [...known, ...optional]) {
     if (raw[key] !== undefined) relevant[key] = raw[key];
   }
   const env = plainToInstance(Environment, relevant, {

@@ -19,7 +19,7 @@ export interface AuthFailureLimiter {
 }
 
 /** How many client addresses the in-memory limiter remembers at most. */
-export const MEMORY_LIMITER_MAX_CLIENTS = 100_000;
+const MEMORY_LIMITER_MAX_CLIENTS = 100_000;
 
 export interface MemoryLimiterOptions {
   /** The bound: past it, the least recently seen clients are forgotten. */

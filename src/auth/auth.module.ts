@@ -1,8 +1,11 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
 import { PassportModule } from '@nestjs/passport';
 import { AUTH_FAILURE_LIMITER } from './auth-failure.limiter.js';
 import { AuthFailureModule } from './auth-failure.module.js';
 import { BearerStrategy } from './bearer.strategy.js';
+import { jwtVerifierFrom } from './jwt-settings.js';
+import { JwtVerifier } from './jwt-verifier.js';
 import { TokenBootstrapService } from './token-bootstrap.service.js';
 import { TokensModule } from './tokens.module.js';
 
@@ -11,7 +14,11 @@ export interface AuthOptions {
   failureBudget: boolean;
 }
 
-/** Authentication: bearer tokens, their bootstrap, and the failed-authentication budget. */
+/**
+ * Authentication: opaque bearer tokens and their bootstrap, an identity
+ * provider's access tokens (JWT) when AUTH_JWT_ISSUER is set, and the
+ * failed-authentication budget.
+ */
 @Module({})
 export class AuthModule {
   static forRoot({ failureBudget }: AuthOptions): DynamicModule {
@@ -25,6 +32,7 @@ export class AuthModule {
       providers: [
         BearerStrategy,
         TokenBootstrapService,
+        { provide: JwtVerifier, inject: [ConfigService], useFactory: jwtVerifierFrom },
         ...(failureBudget ? [] : [{ provide: AUTH_FAILURE_LIMITER, useValue: null }]),
       ],
       exports: [failureBudget ? AuthFailureModule : AUTH_FAILURE_LIMITER],

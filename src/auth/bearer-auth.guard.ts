@@ -4,9 +4,10 @@ import { AuthGuard } from '@nestjs/passport';
 import type { FastifyRequest } from 'fastify';
 import { PerRoute } from '../http/per-route.js';
 import { AUTH_FAILURE_LIMITER, type AuthFailureLimiter } from './auth-failure.limiter.js';
-import { AuthChallengeException } from './auth-challenge.exception.js';
+import { AuthChallengeException, InsufficientScopeException } from './auth-challenge.exception.js';
 import type { AuthenticatedCaller } from './caller-owner.decorator.js';
 import { IS_PUBLIC } from '../http/public.decorator.js';
+import { REQUIRED_SCOPE, type Scope } from './required-scope.decorator.js';
 import { TooManyRequestsException } from './too-many-requests.exception.js';
 
 /**
@@ -22,6 +23,9 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
     (handler, classRef) =>
       this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC, [handler, classRef]) ===
       true,
+  );
+  private readonly requiredScope = new PerRoute((handler, classRef) =>
+    this.reflector.getAllAndOverride<Scope | undefined>(REQUIRED_SCOPE, [handler, classRef]),
   );
 
   constructor(
@@ -52,6 +56,10 @@ export class BearerAuthGuard extends AuthGuard('bearer') {
       }
       throw error;
     }
+    // Only an access token whose scopes are checked has them (AUTH_JWT_REQUIRE_SCOPES).
+    const scope = this.requiredScope.get(context);
+    const { scopes } = (request as unknown as { user: AuthenticatedCaller }).user;
+    if (scope && scopes && !scopes.has(scope)) throw new InsufficientScopeException(scope);
     return true;
   }
 

@@ -1,8 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { Strategy } from 'passport-http-bearer';
 import type { AuthenticatedCaller } from './caller-owner.decorator.js';
 import { REALM } from './auth-challenge.exception.js';
+import { JwtVerifier, looksLikeJwt } from './jwt-verifier.js';
 import { TokensService } from './tokens.service.js';
 
 interface RequestWithHeaders {
@@ -11,7 +12,10 @@ interface RequestWithHeaders {
 
 @Injectable()
 export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
-  constructor(private readonly tokens: TokensService) {
+  constructor(
+    private readonly tokens: TokensService,
+    @Inject(JwtVerifier) private readonly jwt: JwtVerifier | null,
+  ) {
     super({ realm: REALM });
   }
 
@@ -28,7 +32,12 @@ export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
     );
   }
 
+  /**
+   * A JWT is an identity provider's access token when AUTH_JWT_ISSUER is set;
+   * any other credential is an opaque token looked up in the database.
+   */
   async validate(token: string): Promise<AuthenticatedCaller | null> {
+    if (this.jwt && looksLikeJwt(token)) return this.jwt.verify(token);
     const owner = await this.tokens.ownerOf(token);
     return owner === null ? null : { owner };
   }

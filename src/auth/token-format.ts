@@ -1,6 +1,6 @@
 import { hash, randomBytes } from 'node:crypto';
 
-export const TOKEN_PREFIX = 'pst_';
+const TOKEN_PREFIX = 'pst_';
 
 /** A new token: the prefix and 32 random bytes, base64url (43 characters). */
 export function generateToken(): string {

@@ -12,7 +12,7 @@ import { IsBoolean, IsInt, IsOptional, Max, Min, ValidateBy } from 'class-valida
 const toInt = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value.trim()) : value;
 
-const emptyToUndefined = ({ value }: { value: unknown }): unknown =>
+export const emptyToUndefined = ({ value }: { value: unknown }): unknown =>
   value === '' ? undefined : value;
 
 const toBoolean = ({ value }: { value: unknown }): unknown => {
@@ -83,3 +83,41 @@ export const TrustProxyVariable = (): PropertyDecorator =>
       },
     }),
   );
+
+/** Asymmetric JWS algorithms an access token may be signed with: never `none`, never HMAC. */
+export const JWT_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+] as const;
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** An identity provider's URL: https, or http on a loopback address (local providers, tests). */
+export function isIdentityProviderUrl(value: unknown): boolean {
+  if (typeof value !== 'string' || !URL.canParse(value)) return false;
+  const url = new URL(value);
+  return (
+    url.protocol === 'https:' ||
+    (url.protocol === 'http:' &&
+      (LOOPBACK_HOSTS.has(url.hostname) ||
+        (isIP(url.hostname) === 4 && url.hostname.startsWith('127.'))))
+  );
+}
+
+export const IdentityProviderUrlVariable = (name: string): PropertyDecorator =>
+  ValidateBy({
+    name: 'isIdentityProviderUrl',
+    validator: {
+      validate: isIdentityProviderUrl,
+      defaultMessage: () => `${name} must be an https:// URL (http:// only on a loopback address)`,
+    },
+  });

@@ -26,6 +26,11 @@ describe('validateEnvironment', () => {
       RATE_LIMIT_MAX: 1200,
       AUTH_FAILURE_LIMIT: 20,
       TRUST_PROXY: false,
+      AUTH_JWT_OWNER_CLAIM: 'sub',
+      AUTH_JWT_ALGORITHMS: ['RS256', 'PS256', 'ES256', 'EdDSA'],
+      AUTH_JWT_CLOCK_TOLERANCE_S: 30,
+      AUTH_JWT_REQUIRE_SCOPES: false,
+      AUTH_JWT_JWKS_COOLDOWN_MS: 10000,
       HEALTH_DB_TIMEOUT_MS: 1000,
       BOOTSTRAP_OWNER: 'demo',
     });
@@ -75,12 +80,32 @@ describe('validateEnvironment', () => {
     ['LOG_LEVEL', 'loud'],
     ['CORS_ORIGINS', 'not an origin'],
     ['REDIS_URL', 'http://redis'],
+    ['AUTH_JWT_ISSUER', 'http://idp.example.com/realms/plants'],
+    ['AUTH_JWT_ISSUER', 'not a url'],
+    ['AUTH_JWT_ISSUER', 'http://127.attacker.example'],
+    ['AUTH_JWT_JWKS_URI', 'ftp://idp.example.com/jwks'],
+    ['AUTH_JWT_ALGORITHMS', 'RS256,HS256'],
+    ['AUTH_JWT_ALGORITHMS', 'none'],
+    ['AUTH_JWT_CLOCK_TOLERANCE_S', '3600'],
     ['TRUST_PROXY', 'yes please'],
     ['TRUST_PROXY', '10.0.0.0/33'],
     ['TRUST_PROXY', '10.0.0.1,proxy.example'],
     ['TRUST_PROXY', '1000'],
   ])('stops with a message naming %s when it is %j', (name, value) => {
     expect(() => validateEnvironment({ [name]: value })).toThrow(new RegExp(name));
+  });
+
+  it('takes an https issuer, or http on loopback, and then needs an audience', () => {
+    expect(() => validateEnvironment({ AUTH_JWT_ISSUER: 'https://idp.example.com' })).toThrow(
+      /AUTH_JWT_AUDIENCE is required/,
+    );
+    const env = validateEnvironment({
+      AUTH_JWT_ISSUER: 'http://127.0.0.1:8080/realms/plants',
+      AUTH_JWT_AUDIENCE: 'plant-store',
+      AUTH_JWT_ALGORITHMS: 'ES256, EdDSA',
+    });
+    expect(env.AUTH_JWT_ISSUER).toBe('http://127.0.0.1:8080/realms/plants');
+    expect(env.AUTH_JWT_ALGORITHMS).toEqual(['ES256', 'EdDSA']);
   });
 
   it('never repeats a secret value in its message', () => {

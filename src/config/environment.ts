@@ -1,8 +1,11 @@
 import { Transform } from 'class-transformer';
-import { IsArray, IsIn, IsString, Matches } from 'class-validator';
+import { IsArray, IsIn, IsString, Matches, ValidateIf } from 'class-validator';
 import {
   BooleanVariable,
+  emptyToUndefined,
   IntVariable,
+  IdentityProviderUrlVariable,
+  JWT_ALGORITHMS,
   OptionalVariable,
   toList,
   type TrustProxy,
@@ -132,6 +135,51 @@ export class Environment {
   @OptionalVariable()
   @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be redis://host:port[/db] or rediss://…' })
   REDIS_URL?: string = undefined;
+
+  /** An OpenID Connect issuer: when set, bearer credentials that are JWTs are its access tokens. */
+  @OptionalVariable()
+  @IdentityProviderUrlVariable('AUTH_JWT_ISSUER')
+  AUTH_JWT_ISSUER?: string = undefined;
+
+  /** The audience an access token must name in `aud`; required with AUTH_JWT_ISSUER. */
+  @Transform(emptyToUndefined)
+  @ValidateIf(
+    (env: Environment) => env.AUTH_JWT_ISSUER !== undefined || env.AUTH_JWT_AUDIENCE !== undefined,
+  )
+  @IsString({ message: 'AUTH_JWT_AUDIENCE is required with AUTH_JWT_ISSUER' })
+  AUTH_JWT_AUDIENCE?: string = undefined;
+
+  /** The issuer's JWKS; without it, the jwks_uri of its /.well-known/openid-configuration. */
+  @OptionalVariable()
+  @IdentityProviderUrlVariable('AUTH_JWT_JWKS_URI')
+  AUTH_JWT_JWKS_URI?: string = undefined;
+
+  /** The claim that names the owner (namespaced: see docs/DECISIONS.md). */
+  @Matches(/^[A-Za-z0-9_:.-]{1,64}$/, { message: 'AUTH_JWT_OWNER_CLAIM must be a claim name' })
+  AUTH_JWT_OWNER_CLAIM = 'sub';
+
+  @Transform(toList)
+  @IsArray()
+  @IsIn(JWT_ALGORITHMS, {
+    each: true,
+    message: `AUTH_JWT_ALGORITHMS must be a comma-separated list of ${JWT_ALGORITHMS.join(', ')}`,
+  })
+  AUTH_JWT_ALGORITHMS: string[] = ['RS256', 'PS256', 'ES256', 'EdDSA'];
+
+  /** Seconds of clock skew allowed on exp and nbf. */
+  @IntVariable(0, 300)
+  AUTH_JWT_CLOCK_TOLERANCE_S = 30;
+
+  /** Listing needs the scope plants:read, create and delete plants:write (JWT callers only). */
+  @BooleanVariable()
+  AUTH_JWT_REQUIRE_SCOPES = false;
+
+  /**
+   * Least time between two fetches of the issuer's keys (an unknown key id
+   * asks for one; a failed one is retried no sooner either).
+   */
+  @IntVariable(0, 3_600_000)
+  AUTH_JWT_JWKS_COOLDOWN_MS = 10_000;
 
   /** How long /health/ready waits for the database. */
   @IntVariable(50, 60_000)

@@ -15,7 +15,9 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       {
         type: 'http',
         scheme: 'bearer',
-        description: 'An API token (pst_…) issued with `npm run -s token -- create --owner <name>`',
+        description:
+          'An opaque API token (pst_…) issued with `npm run -s token -- create --owner <name>`, ' +
+          'or, when the service is configured with an OpenID Connect issuer, a JWT access token from that identity provider',
       },
       'bearerAuth',
     )

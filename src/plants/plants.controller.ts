@@ -13,6 +13,7 @@ import {
 import { RouteSchema } from '@nestjs/platform-fastify';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { CallerOwner } from '../auth/caller-owner.decorator.js';
+import { RequiredScope } from '../auth/required-scope.decorator.js';
 import { jsonArrayStream } from './json-array-stream.js';
 import { ParseInt64Pipe } from '../validation/parse-int64.pipe.js';
 import { type ListPlantsQuery, ParseListPlantsQueryPipe } from './dto/list-plants.query.js';
@@ -29,6 +30,7 @@ export class PlantsController {
   constructor(private readonly plants: PlantsService) {}
 
   @Get()
+  @RequiredScope('plants:read')
   @RouteSchema(PLANT_LIST_RESPONSE_SCHEMA)
   @ApiListPlants()
   async list(
@@ -43,6 +45,7 @@ export class PlantsController {
   }
 
   @Post()
+  @RequiredScope('plants:write')
   @HttpCode(HttpStatus.OK)
   @RouteSchema(PLANT_RESPONSE_SCHEMA)
   @ApiCreatePlant()
@@ -51,6 +54,7 @@ export class PlantsController {
   }
 
   @Delete(':id')
+  @RequiredScope('plants:write')
   @HttpCode(HttpStatus.NO_CONTENT)
   @ApiDeletePlant()
   async delete(

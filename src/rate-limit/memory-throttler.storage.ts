@@ -13,7 +13,7 @@ interface Counter {
 }
 
 /** How many keys (owners and client addresses) the in-memory storage holds at most. */
-export const MEMORY_THROTTLER_MAX_KEYS = 100_000;
+const MEMORY_THROTTLER_MAX_KEYS = 100_000;
 
 /**
  * @nestjs/throttler storage in process memory: a fixed-window counter per

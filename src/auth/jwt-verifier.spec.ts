@@ -1,0 +1,90 @@
+import { generateKeyPair, type JWTPayload, SignJWT } from 'jose';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { AuthChallengeException } from './auth-challenge.exception.js';
+import type { IssuerKeys } from './issuer-keys.js';
+import { JwtVerifier, looksLikeJwt, type JwtSettings } from './jwt-verifier.js';
+
+const ISSUER = 'https://idp.example.com/realms/plants';
+
+const SETTINGS: JwtSettings = {
+  issuer: ISSUER,
+  audience: 'plant-store',
+  ownerClaim: 'sub',
+  algorithms: ['ES256'],
+  clockToleranceS: 30,
+  requireScopes: true,
+  jwksCooldownMs: 10_000,
+  isAllowedUrl: () => true,
+};
+
+describe('JwtVerifier', () => {
+  let sign: (claims: JWTPayload) => Promise<string>;
+  let resolved = 0;
+  let verifier: (settings?: Partial<JwtSettings>) => JwtVerifier;
+
+  beforeAll(async () => {
+    const { privateKey, publicKey } = await generateKeyPair('ES256');
+    sign = (claims) =>
+      new SignJWT({ iss: ISSUER, aud: 'plant-store', sub: 'alice', exp: 9_999_999_999, ...claims })
+        .setProtectedHeader({ alg: 'ES256' })
+        .sign(privateKey);
+    // The issuer's key set stands in for IssuerKeys, which test/jwt.e2e-spec.ts drives for real.
+    const keys = {
+      resolve: async () => {
+        resolved += 1;
+        return publicKey;
+      },
+    } as unknown as IssuerKeys;
+    verifier = (settings = {}) => new JwtVerifier({ ...SETTINGS, ...settings }, keys);
+  });
+
+  it('tells a JWT from an opaque token by its three parts', () => {
+    expect(looksLikeJwt('a.b.c')).toBe(true);
+    expect(looksLikeJwt('pst_abc')).toBe(false);
+    expect(looksLikeJwt('a.b')).toBe(false);
+  });
+
+  it('namespaces the owner by issuer, so it cannot be an opaque-token owner', async () => {
+    const { owner } = await verifier().verify(await sign({ sub: 'alice' }));
+    expect(owner).toMatch(/^jwt:[A-Za-z0-9_-]{10}:alice$/);
+    const other = verifier({ issuer: 'https://other.example.com' });
+    const elsewhere = await other.verify(await sign({ iss: 'https://other.example.com' }));
+    expect(elsewhere.owner).toMatch(/:alice$/);
+    expect(elsewhere.owner).not.toBe(owner);
+  });
+
+  it('reads the owner from the configured claim, and refuses one that cannot be an owner', async () => {
+    const byEmail = verifier({ ownerClaim: 'email' });
+    expect((await byEmail.verify(await sign({ email: 'a@example.com' }))).owner).toMatch(
+      /:a@example\.com$/,
+    );
+    for (const email of [undefined, 'x'.repeat(50), 'has space', { nested: 1 }]) {
+      await expect(byEmail.verify(await sign({ email }))).rejects.toThrow(/email claim/);
+    }
+  });
+
+  it('reads scopes from scope and scp', async () => {
+    const { scopes } = await verifier().verify(
+      await sign({ scope: 'openid plants:read', scp: ['plants:write'] }),
+    );
+    expect([...scopes!].sort()).toEqual(['openid', 'plants:read', 'plants:write']);
+    const unscoped = await verifier({ requireScopes: false }).verify(await sign({ sub: 'u' }));
+    expect(unscoped.scopes).toBeUndefined();
+  });
+
+  it('verifies a token once, then answers from its cache until it expires', async () => {
+    const once = verifier();
+    const token = await sign({ sub: 'cached' });
+    const before = resolved;
+    await once.verify(token);
+    await once.verify(token);
+    expect(resolved).toBe(before + 1);
+  });
+
+  it('refuses a token without exp, and an over-long one, with a challenge', async () => {
+    const noExpiry = verifier().verify(await sign({ exp: undefined }));
+    await expect(noExpiry).rejects.toBeInstanceOf(AuthChallengeException);
+    await expect(verifier().verify(await sign({ exp: undefined }))).rejects.toThrow(/expiry/);
+    await expect(verifier().verify(`${'a'.repeat(9000)}.b.c`)).rejects.toThrow(/too long/);
+  });
+});

@@ -1,0 +1,161 @@
+import { hash } from 'node:crypto';
+import { Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { errors, jwtVerify, type JWTPayload } from 'jose';
+import { LRUCache } from 'lru-cache';
+import { AuthChallengeException } from './auth-challenge.exception.js';
+import type { AuthenticatedCaller } from './caller-owner.decorator.js';
+import { IssuerKeys } from './issuer-keys.js';
+import { hashToken } from './token-format.js';
+
+export interface JwtSettings {
+  issuer: string;
+  audience: string;
+  jwksUri?: string;
+  ownerClaim: string;
+  algorithms: string[];
+  clockToleranceS: number;
+  requireScopes: boolean;
+  jwksCooldownMs: number;
+  isAllowedUrl: (url: string) => boolean;
+}
+
+/** Longer credentials are refused before any parsing: access tokens are a few kilobytes. */
+const MAX_JWT_LENGTH = 8192;
+/** Verified tokens remembered until their expiry, at most this many (least recently used go first). */
+const MAX_CACHED_TOKENS = 10_000;
+/** `jwt:` + issuer tag + `:` + claim fits the 64 characters of an owner. */
+const MAX_CLAIM_LENGTH = 49;
+const USABLE_CLAIM = /^[\x21-\x7e]+$/;
+
+/** Three base64url-looking parts: an opaque token (pst_…) has no dot. */
+export const looksLikeJwt = (token: string): boolean => token.split('.').length === 3;
+
+/**
+ * Verifies an identity provider's access tokens (OpenID Connect, JWS):
+ * signature against the issuer's keys, an allowlisted asymmetric algorithm,
+ * `iss`, `aud`, `exp` and `nbf` with a clock tolerance. The owner is the
+ * configured claim namespaced by issuer, `jwt:<issuer tag>:<claim>`, which no
+ * opaque-token owner can be (their names have no `:`), and which a subject of
+ * another issuer cannot become either. A verified token is remembered until
+ * it expires, so that a repeated request costs a hash and a map lookup.
+ */
+export class JwtVerifier implements OnApplicationBootstrap {
+  private readonly logger = new Logger('Auth');
+  private readonly verified = new LRUCache<string, AuthenticatedCaller>({ max: MAX_CACHED_TOKENS });
+  private readonly ownerPrefix: string;
+
+  constructor(
+    private readonly settings: JwtSettings,
+    private readonly keys = new IssuerKeys({
+      issuer: settings.issuer,
+      jwksUri: settings.jwksUri,
+      cooldownMs: settings.jwksCooldownMs,
+      isAllowedUrl: settings.isAllowedUrl,
+    }),
+  ) {
+    this.ownerPrefix = `jwt:${hash('sha256', settings.issuer, 'base64url').slice(0, 10)}:`;
+  }
+
+  /** Fetches the keys at start-up without waiting for them: the service starts with the issuer down. */
+  onApplicationBootstrap(): void {
+    this.keys
+      .refetch()
+      .catch(() =>
+        this.logger.warn(
+          `The identity provider's signing keys could not be fetched at start-up (${describeCause(this.keys.lastError)}); ` +
+            'JWT callers get 503 until they can be.',
+        ),
+      );
+  }
+
+  /** The caller a valid access token stands for; a challenge saying which check failed otherwise. */
+  async verify(token: string): Promise<AuthenticatedCaller> {
+    const key = hashToken(token);
+    const cached = this.verified.get(key);
+    if (cached) return cached;
+    if (token.length > MAX_JWT_LENGTH) throw invalid('the access token is too long');
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, this.keys.resolve, {
+        issuer: this.settings.issuer,
+        audience: this.settings.audience,
+        algorithms: this.settings.algorithms,
+        clockTolerance: this.settings.clockToleranceS,
+        requiredClaims: ['exp'],
+      }));
+    } catch (error) {
+      if (error instanceof errors.JOSEError || error instanceof TypeError) {
+        throw invalid(whichCheckFailed(error));
+      }
+      throw error;
+    }
+    const caller: AuthenticatedCaller = { owner: this.ownerOf(payload) };
+    if (this.settings.requireScopes) caller.scopes = scopesOf(payload);
+    const ttl = payload.exp! * 1000 - Date.now();
+    if (ttl > 0) this.verified.set(key, caller, { ttl });
+    return caller;
+  }
+
+  private ownerOf(payload: JWTPayload): string {
+    const claim = payload[this.settings.ownerClaim];
+    const value = typeof claim === 'number' ? String(claim) : claim;
+    if (typeof value !== 'string' || value.length > MAX_CLAIM_LENGTH || !USABLE_CLAIM.test(value)) {
+      throw invalid(
+        `the access token's ${this.settings.ownerClaim} claim is missing or not a name of at most ${MAX_CLAIM_LENGTH} printable characters`,
+      );
+    }
+    return this.ownerPrefix + value;
+  }
+}
+
+function invalid(description: string): AuthChallengeException {
+  return new AuthChallengeException(description, 'invalid_token', true);
+}
+
+/** The check that failed, in fixed words: jose's messages may quote the token's claims. */
+function whichCheckFailed(error: Error): string {
+  if (error instanceof errors.JWTExpired) return 'the access token has expired';
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    switch (error.claim) {
+      case 'nbf':
+        return 'the access token is not yet valid';
+      case 'iat':
+        return 'the access token is issued in the future';
+      case 'iss':
+        return 'the access token is from another issuer';
+      case 'aud':
+        return 'the access token is meant for another audience';
+      case 'exp':
+        return 'the access token has no valid expiry';
+      default:
+        return 'the access token has an invalid claim';
+    }
+  }
+  if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported) {
+    return 'the access token is signed with an algorithm that is not allowed';
+  }
+  if (error instanceof errors.JWSSignatureVerificationFailed) {
+    return 'the access token signature does not verify';
+  }
+  if (
+    error instanceof errors.JWKSNoMatchingKey ||
+    error instanceof errors.JWKSMultipleMatchingKeys
+  ) {
+    return 'the access token signature does not verify: no key of the issuer matches its key id';
+  }
+  return 'the access token is malformed';
+}
+
+/** `scope` (a space-separated string, RFC 9068) or `scp` (an array, as some providers send). */
+function scopesOf(payload: JWTPayload): ReadonlySet<string> {
+  const { scope, scp } = payload as { scope?: unknown; scp?: unknown };
+  const scopes = new Set<string>();
+  if (typeof scope === 'string') for (const item of scope.split(' ')) if (item) scopes.add(item);
+  if (typeof scp === 'string') for (const item of scp.split(' ')) if (item) scopes.add(item);
+  if (Array.isArray(scp)) for (const item of scp) if (typeof item === 'string') scopes.add(item);
+  return scopes;
+}
+
+function describeCause(error: unknown): string {
+  return error instanceof Error ? error.message : 'unknown cause';
+}

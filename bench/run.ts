@@ -235,13 +235,15 @@ async function probeAll(targets: Target[]): Promise<Record<string, string[]>> {
   const problems = Object.fromEntries(
     Object.entries(results).map(([name, result]) => [name, [...result.problems]]),
   );
-  const service = results.service.headers;
-  for (const name of ['same-work', 'conventional', 'service']) {
+  // With a setting changed on the service (--service-env, --versus-env), it may rightly lack one.
+  const asDeployed = args['service-env'].length === 0 && !versus;
+  for (const name of [...(asDeployed ? ['service'] : []), 'same-work', 'conventional']) {
     if (results[name]) problems[name].push(...missingFeatures(results[name].headers));
   }
-  // With a setting changed on the service (--service-env), the two may rightly differ.
-  if (results['same-work'] && args['service-env'].length === 0) {
-    problems['same-work'].push(...headerDifferences(service, results['same-work'].headers));
+  if (results['same-work'] && asDeployed) {
+    problems['same-work'].push(
+      ...headerDifferences(results.service.headers, results['same-work'].headers),
+    );
   }
   return problems;
 }

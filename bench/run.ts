@@ -30,7 +30,7 @@ import {
 import { type Yardstick, YARDSTICKS } from './support/yardsticks.js';
 
 const USAGE = `npm run bench [-- options]
-  (none)                   the full run (about 20 minutes)
+  (none)                   the full run (about 15 minutes)
   --quick                  a smoke run (CI): short turns, small data
   --db sqlite,postgres     --scenario list,create,delete,mix
   --yardsticks same-work,bare,conventional

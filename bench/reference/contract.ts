@@ -1,9 +1,8 @@
 /**
  * The contract's hot path as the hand-written reference does it: the body,
  * `limit` and path id checks, the Plant shape, the bearer header, the token
- * hash, and the three operations on a store. Shared by the reference
- * (server.ts) and the bare-NestJS floor (bench/floor), so that the two differ
- * only in what carries a request to them.
+ * hash, and the three operations on a store, shared by the same-work and
+ * the bare reference (server.ts).
  */
 import { createHash } from 'node:crypto';
 import { isInteger, parse } from 'lossless-json';

@@ -1,12 +1,17 @@
 /**
- * The hand-written reference of the benchmark: raw Fastify and the database
- * driver, doing what the service does on its hot path and no more: the bearer
- * token looked up by SHA-256 in the database on every request, owner-scoped
+ * The hand-written references of the benchmark: raw Fastify and the database
+ * driver, doing what the service does on its hot path: the bearer token
+ * looked up by SHA-256 in the database on every request, owner-scoped
  * queries, an ordered list, a unique-key conflict answered 409 (an exact
- * replay 200), ids exact over int64. Not part of the service: it exists so
- * that `npm run bench` can say what NestJS and TypeORM cost.
+ * replay 200), ids exact over int64. The same-work reference adds the
+ * service's per-request features (features.ts); the bare one
+ * (REFERENCE_FEATURES=none) leaves them out, so that the two differ by what
+ * those features cost. Not part of the service: they exist so that
+ * `npm run bench` can say what NestJS, TypeORM and the service's code cost.
  *
- * Run by bench/run.ts as a child process: DATABASE_URL, PORT, HOST, DB_POOL_SIZE.
+ * Run by bench/run.ts as a child process: DATABASE_URL, PORT, HOST, DB_POOL_SIZE,
+ * REFERENCE_FEATURES (all or none), and the service's LOG_LEVEL, RATE_LIMIT_MAX,
+ * RATE_LIMIT_WINDOW_MS.
  */
 import { pathToFileURL } from 'node:url';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
@@ -23,9 +28,23 @@ import {
   plantSchema,
   tokenHash,
 } from './contract.js';
+import {
+  addFeatures,
+  featureSettings,
+  type FeatureSettings,
+  loggerOptions,
+  type Quota,
+} from './features.js';
 import { openStore, type Store } from './store.js';
 
-async function authenticate(store: Store, request: FastifyRequest): Promise<string> {
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The token's owner, once the preHandler hook has checked the token. */
+    owner: string;
+  }
+}
+
+async function ownerOf(store: Store, request: FastifyRequest): Promise<string> {
   const token = bearerToken(request.headers.authorization);
   if (token === undefined) throw new HttpError(401, 'a bearer token is required', challenge());
   const owner = await store.ownerOf(tokenHash(token));
@@ -35,8 +54,11 @@ async function authenticate(store: Store, request: FastifyRequest): Promise<stri
   return owner;
 }
 
-export async function buildReference(store: Store, bodyLimit: number) {
-  const app = Fastify({ bodyLimit });
+/** With `features`, the same-work reference; without, the bare one. */
+export async function buildReference(store: Store, bodyLimit: number, features?: FeatureSettings) {
+  const app = Fastify({ bodyLimit, ...(features ? loggerOptions(features) : {}) });
+  const quota: Quota | undefined = features ? addFeatures(app, features) : undefined;
+  app.decorateRequest('owner', '');
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
   app.setErrorHandler((error: Error & { statusCode?: number }, _request, reply: FastifyReply) => {
@@ -47,27 +69,31 @@ export async function buildReference(store: Store, bodyLimit: number) {
   app.setNotFoundHandler((_request, reply) => {
     void reply.code(404).send({ error: 404, message: 'no such route' });
   });
+  const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
+    request.owner = await ownerOf(store, request);
+    quota?.(request.owner, reply);
+  };
 
   app.get(
     '/plants',
-    { schema: { response: { 200: { type: 'array', items: plantSchema }, '4xx': errorSchema } } },
-    async (request) =>
-      listPlants(
-        store,
-        await authenticate(store, request),
-        request.query as Record<string, unknown>,
-      ),
+    {
+      preHandler: authenticate,
+      schema: { response: { 200: { type: 'array', items: plantSchema }, '4xx': errorSchema } },
+    },
+    async (request) => listPlants(store, request.owner, request.query as Record<string, unknown>),
   );
 
   app.post(
     '/plants',
-    { schema: { response: { 200: plantSchema, '4xx': errorSchema } } },
-    async (request) => createPlant(store, await authenticate(store, request), request.body),
+    {
+      preHandler: authenticate,
+      schema: { response: { 200: plantSchema, '4xx': errorSchema } },
+    },
+    async (request) => createPlant(store, request.owner, request.body),
   );
 
-  app.delete('/plants/:id', async (request, reply) => {
-    const owner = await authenticate(store, request);
-    await deletePlant(store, owner, (request.params as { id: string }).id);
+  app.delete('/plants/:id', { preHandler: authenticate }, async (request, reply) => {
+    await deletePlant(store, request.owner, (request.params as { id: string }).id);
     return reply.code(204).send();
   });
 
@@ -78,7 +104,11 @@ export async function buildReference(store: Store, bodyLimit: number) {
 async function main(): Promise<void> {
   const url = process.env.DATABASE_URL ?? 'sqlite:./data/reference.sqlite';
   const store = await openStore(url, Number(process.env.DB_POOL_SIZE ?? 10));
-  const app = await buildReference(store, 1024 * 1024);
+  const app = await buildReference(
+    store,
+    1024 * 1024,
+    process.env.REFERENCE_FEATURES === 'none' ? undefined : featureSettings(process.env),
+  );
   const address = await app.listen({
     port: Number(process.env.PORT ?? 3001),
     host: process.env.HOST ?? '127.0.0.1',

@@ -19,24 +19,33 @@ export interface Store {
 
 /**
  * The schema the service's migration creates (src/database/migrations), as
- * TypeORM writes it for each database, so that both sides query the same tables.
+ * TypeORM writes it for each database, so that every server of the bench
+ * queries the same tables (the conventional peer's migration runs these too).
  */
-const SQLITE_SCHEMA = `
-CREATE TABLE IF NOT EXISTS "plants" ("owner" varchar(64) NOT NULL, "id" bigint NOT NULL, "name" varchar(255) NOT NULL, "tag" varchar(255), PRIMARY KEY ("owner", "id"));
-CREATE TABLE IF NOT EXISTS "api_tokens" ("id" varchar(36) PRIMARY KEY NOT NULL, "token_hash" varchar(64) NOT NULL, "owner" varchar(64) NOT NULL, "label" varchar(255), "created_at" varchar(32) NOT NULL, "revoked_at" varchar(32), CONSTRAINT "UQ_api_tokens_token_hash" UNIQUE ("token_hash"));
-`;
+export const SCHEMA: Readonly<Record<'sqlite' | 'postgres', readonly string[]>> = {
+  sqlite: [
+    'CREATE TABLE IF NOT EXISTS "plants" ("owner" varchar(64) NOT NULL, "id" bigint NOT NULL, "name" varchar(255) NOT NULL, "tag" varchar(255), PRIMARY KEY ("owner", "id"))',
+    'CREATE TABLE IF NOT EXISTS "api_tokens" ("id" varchar(36) PRIMARY KEY NOT NULL, "token_hash" varchar(64) NOT NULL, "owner" varchar(64) NOT NULL, "label" varchar(255), "created_at" varchar(32) NOT NULL, "revoked_at" varchar(32), CONSTRAINT "UQ_api_tokens_token_hash" UNIQUE ("token_hash"))',
+  ],
+  postgres: [
+    'CREATE TABLE IF NOT EXISTS plants (owner character varying(64) NOT NULL, id bigint NOT NULL, name character varying(255) NOT NULL, tag character varying(255), PRIMARY KEY (owner, id))',
+    'CREATE TABLE IF NOT EXISTS api_tokens (id character varying(36) PRIMARY KEY, token_hash character varying(64) NOT NULL UNIQUE, owner character varying(64) NOT NULL, label character varying(255), created_at character varying(32) NOT NULL, revoked_at character varying(32))',
+  ],
+};
 
-const POSTGRES_SCHEMA = `
-CREATE TABLE IF NOT EXISTS plants (owner character varying(64) NOT NULL, id bigint NOT NULL, name character varying(255) NOT NULL, tag character varying(255), PRIMARY KEY (owner, id));
-CREATE TABLE IF NOT EXISTS api_tokens (id character varying(36) PRIMARY KEY, token_hash character varying(64) NOT NULL UNIQUE, owner character varying(64) NOT NULL, label character varying(255), created_at character varying(32) NOT NULL, revoked_at character varying(32));
-`;
+/** The settings every server of the bench gives PostgreSQL's pool: the service's defaults. */
+export const POSTGRES_POOL = {
+  connectionTimeoutMillis: 5000,
+  statement_timeout: 10_000,
+  query_timeout: 11_000,
+} as const;
 
-export function sqliteStore(file: string, busyTimeoutMs: number): Store {
+function sqliteStore(file: string, busyTimeoutMs: number): Store {
   const db = new Database(file, { timeout: busyTimeoutMs });
   // The service's settings: WAL, and every commit fsync'ed before the answer.
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
-  db.exec(SQLITE_SCHEMA);
+  for (const statement of SCHEMA.sqlite) db.exec(statement);
   const owner = db
     .prepare<[string], { owner: string }>(
       'SELECT owner FROM api_tokens WHERE token_hash = ? AND revoked_at IS NULL',
@@ -69,15 +78,13 @@ export function sqliteStore(file: string, busyTimeoutMs: number): Store {
 }
 
 /** The service's pool settings at their defaults (DB_POOL_SIZE, DB_*_TIMEOUT_MS): the same driver work. */
-export async function postgresStore(url: string, poolSize: number): Promise<Store> {
+async function postgresStore(url: string, poolSize: number): Promise<Store> {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
-    connectionTimeoutMillis: 5000,
-    statement_timeout: 10_000,
-    query_timeout: 11_000,
+    ...POSTGRES_POOL,
   });
-  await pool.query(POSTGRES_SCHEMA);
+  for (const statement of SCHEMA.postgres) await pool.query(statement);
   // Named statements: parsed and planned once per connection.
   const query = async <Row extends pg.QueryResultRow>(
     name: string,

@@ -103,8 +103,8 @@ function postgresSeeder(url: string): Seeder {
 }
 
 export interface BenchDatabases {
-  service: Seeder;
-  reference: Seeder;
+  /** One empty database per server, by the server's name. */
+  of: Record<string, Seeder>;
   drop(): Promise<void>;
 }
 
@@ -118,46 +118,44 @@ async function adminQuery(adminUrl: string, sql: string): Promise<void> {
   }
 }
 
-/** Two empty databases of one kind, one for the service and one for the reference. */
+/** An empty database of one kind for each of `servers`. */
 export async function createDatabases(
   kind: DatabaseKind,
   postgresAdminUrl: string,
+  servers: readonly string[],
 ): Promise<BenchDatabases> {
+  const of: Record<string, Seeder> = {};
+  const closeAll = async () => {
+    for (const seeder of Object.values(of)) await seeder.close();
+  };
   if (kind === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'plant-store-bench-'));
-    const service = sqliteSeeder(join(dir, 'service.sqlite'));
-    const reference = sqliteSeeder(join(dir, 'reference.sqlite'));
+    for (const server of servers) of[server] = sqliteSeeder(join(dir, `${server}.sqlite`));
     return {
-      service,
-      reference,
+      of,
       drop: async () => {
-        await service.close();
-        await reference.close();
+        await closeAll();
         rmSync(dir, { recursive: true, force: true });
       },
     };
   }
   const prefix = `bench_${randomBytes(5).toString('hex')}`;
-  const names = [`${prefix}_service`, `${prefix}_reference`];
-  for (const name of names) {
+  const names: string[] = [];
+  for (const server of servers) {
+    const name = `${prefix}_${server.replace(/[^a-z]/g, '_')}`;
     await adminQuery(
       postgresAdminUrl,
       `CREATE DATABASE ${name} ENCODING 'UTF8' TEMPLATE template0`,
     );
-  }
-  const urlOf = (name: string) => {
+    names.push(name);
     const url = new URL(postgresAdminUrl);
     url.pathname = `/${name}`;
-    return url.toString();
-  };
-  const service = postgresSeeder(urlOf(names[0]));
-  const reference = postgresSeeder(urlOf(names[1]));
+    of[server] = postgresSeeder(url.toString());
+  }
   return {
-    service,
-    reference,
+    of,
     drop: async () => {
-      await service.close();
-      await reference.close();
+      await closeAll();
       for (const name of names) {
         await adminQuery(postgresAdminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       }

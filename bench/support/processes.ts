@@ -24,7 +24,7 @@ export interface Server {
 }
 
 /** Answers a GET with its status, or rejects on a connection error. */
-export function getStatus(url: string, headers: Record<string, string> = {}): Promise<number> {
+function getStatus(url: string, headers: Record<string, string> = {}): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = request(url, { headers }, (res) => {
       res.resume();

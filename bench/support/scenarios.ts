@@ -2,11 +2,12 @@ import type autocannon from 'autocannon';
 import type { Seeder } from './databases.js';
 
 /** The owners every benchmarked server has a token for. */
-export const OWNERS = ['list', 'create', 'delete', 'mix', 'scale', 'big'] as const;
+export const OWNERS = ['list', 'create', 'delete', 'mix', 'scale', 'big', 'probe'] as const;
 export type Owner = (typeof OWNERS)[number];
 
 export interface Target {
-  name: 'reference' | 'service';
+  /** The service, a yardstick (same-work, bare, conventional) or the service's baseline. */
+  name: string;
   url: string;
   /** The server's process: its CPU time is read around every run. */
   pid: number;

@@ -22,7 +22,7 @@ export interface Statement<Row> {
  *
  * What it buys: TypeORM's query builder and find options rebuild, escape and
  * re-parse the SQL text and map the result on every call; under load that was
- * the largest share of a request's CPU time (see BENCHMARKS.md).
+ * the largest share of a request's CPU time (BENCHMARKS.md history).
  * Everything else (migrations, the token CLI, health) stays on TypeORM.
  *
  * SQL is written once with `?` placeholders (SQLite's); PostgreSQL gets

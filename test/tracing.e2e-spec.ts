@@ -369,3 +369,33 @@ describe.each(databaseKinds())('tracing with OpenTelemetry on %s', (kind) => {
     }
   });
 });
+
+describe('tracing with the collector out of reach', () => {
+  it('answers as usual, and still stops cleanly and promptly on SIGTERM', async () => {
+    const database = await createTestDatabase('sqlite');
+    const cwd = await mkdtemp(join(tmpdir(), 'plant-store-tracing-'));
+    // A port that was just free: connections to it are refused.
+    const closed = await new OtlpReceiver().start();
+    await closed.stop();
+    const service = await startService(cwd, {
+      NODE_ENV: 'production',
+      DATABASE_URL: database.url,
+      BOOTSTRAP_TOKEN: TOKEN,
+      OTEL_EXPORTER_OTLP_ENDPOINT: closed.url,
+    });
+    try {
+      expect((await fetch(`${service.url}/plants`, { headers: AUTH })).status).toBe(200);
+      const exited = new Promise((resolve) => service.child.once('exit', resolve));
+      const started = Date.now();
+      service.child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      // The flush gives up after 2 s; the exporter alone would retry for longer.
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(service.output()).not.toMatch(/shutdown failed/);
+    } finally {
+      await killHard(service);
+      await database.drop();
+      await rm(cwd, { recursive: true, force: true });
+    }
+  });
+});

@@ -2,7 +2,7 @@ import { subscribe } from 'node:diagnostics_channel';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { register } from 'node:module';
 import { FastifyOtelInstrumentation } from '@fastify/otel';
-import type { Span } from '@opentelemetry/api';
+import { diag, type Span } from '@opentelemetry/api';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { PinoInstrumentation } from '@opentelemetry/instrumentation-pino';
@@ -19,6 +19,9 @@ import { BetterSqlite3Instrumentation } from './better-sqlite3.instrumentation.j
 
 /** service.name unless OTEL_SERVICE_NAME or OTEL_RESOURCE_ATTRIBUTES says otherwise. */
 const DEFAULT_SERVICE_NAME = 'plant-store';
+
+/** How long a stopping service waits for its last spans to be exported. */
+const FLUSH_TIMEOUT_MS = 2000;
 
 /** Probes and scrapes: a span every few seconds per replica that follows no one's request. */
 const UNTRACED_PATHS = ['/health', '/metrics'];
@@ -92,9 +95,20 @@ export async function startTracing(): Promise<void> {
   sdk.start();
 
   // The service exits right after closing its server (SIGTERM): the spans
-  // still in the batch go out first.
+  // still in the batch go out first, for FLUSH_TIMEOUT_MS at most. An
+  // unreachable collector (the exporter retries for seconds) must neither
+  // hold the shutdown past its own deadline nor make it fail.
   subscribe('fastify.initialization', (message) => {
-    (message as { fastify: FastifyInstance }).fastify.addHook('onClose', () => sdk.shutdown());
+    (message as { fastify: FastifyInstance }).fastify.addHook('onClose', async () => {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        sdk
+          .shutdown()
+          .catch((error: unknown) => diag.warn('tracing: last spans not exported', error)),
+        new Promise((resolve) => (timer = setTimeout(resolve, FLUSH_TIMEOUT_MS))),
+      ]);
+      clearTimeout(timer);
+    });
   });
 
   await waitForAllMessagesAcknowledged();

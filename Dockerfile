@@ -39,4 +39,6 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
 # so every young collection copies and promotes megabytes (15-25 ms pauses instead
 # of 1-3) and the old generation fills. Without it a request's objects die young.
 # A V8 flag, which NODE_OPTIONS does not take. See BENCHMARKS.md.
-CMD ["node", "--no-allocation-site-pretenuring", "dist/main.js"]
+# --import: the tracing preload, which loads OpenTelemetry only when OTEL_* variables
+# ask for traces (README.md, "Tracing").
+CMD ["node", "--no-allocation-site-pretenuring", "--import=./dist/tracing/preload.js", "dist/main.js"]

@@ -45,7 +45,10 @@ export const RUNTIME_NODE_OPTIONS = '--max-semi-space-size=64';
  * The V8 flags of the same command lines, which NODE_OPTIONS does not take
  * (see the Dockerfile for why this one): given to both servers too.
  */
-export const RUNTIME_NODE_ARGS = ['--no-allocation-site-pretenuring'];
+export const RUNTIME_NODE_ARGS = [
+  '--no-allocation-site-pretenuring',
+  '--import=./dist/tracing/preload.js',
+];
 
 /** A port that was free a moment ago (the server then binds it itself). */
 async function freePort(): Promise<number> {

@@ -1,5 +1,5 @@
 /** Query parameters whose values never reach a log line. */
-const SECRET_PARAMETERS = ['access_token', 'token'];
+export const SECRET_PARAMETERS = ['access_token', 'token'];
 
 /**
  * The URL as logged: path and query, with any token-like parameter's value

@@ -4,8 +4,17 @@ import { resolve } from 'node:path';
 
 const MAIN = resolve('dist/main.js');
 
-/** The V8 flags of the container's command line (the Dockerfile's CMD; runtime-flags.e2e-spec.ts). */
-export const RUNTIME_NODE_ARGS = ['--no-allocation-site-pretenuring'];
+/**
+ * The Node options of the container's command line (the Dockerfile's CMD;
+ * runtime-flags.e2e-spec.ts): a V8 flag and the tracing preload.
+ */
+export const RUNTIME_NODE_ARGS = [
+  '--no-allocation-site-pretenuring',
+  '--import=./dist/tracing/preload.js',
+];
+
+/** The same with the preload's path made absolute: a test runs the service in a directory of its own. */
+const NODE_ARGS = RUNTIME_NODE_ARGS.map((arg) => arg.replace('=./dist/', `=${resolve('dist')}/`));
 
 export interface ServiceProcess {
   child: ChildProcess;
@@ -23,7 +32,7 @@ export async function startService(
   env: Record<string, string>,
 ): Promise<ServiceProcess> {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run npm run build first`);
-  const child = spawn(process.execPath, [...RUNTIME_NODE_ARGS, MAIN], {
+  const child = spawn(process.execPath, [...NODE_ARGS, MAIN], {
     cwd,
     env: {
       PATH: process.env.PATH ?? '',
@@ -62,7 +71,7 @@ export function runServiceToExit(
   cwd: string,
   env: Record<string, string>,
 ): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [...RUNTIME_NODE_ARGS, MAIN], {
+  const child = spawn(process.execPath, [...NODE_ARGS, MAIN], {
     cwd,
     env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -74,7 +74,8 @@ describe('MemoryThrottlerStorage', () => {
       () => storage.size,
     );
     expect(largestSize).toBe(100_000);
-    // A sweep of the whole map per new key made the last batch hundreds of times slower.
-    expect(ratio).toBeLessThan(4);
+    // Past the bound each new key also evicts one, which about doubles its cost; the sweep of
+    // the whole map that this replaced visited all 100k keys for each new key past the 100k-th.
+    expect(ratio).toBeLessThan(10);
   });
 });

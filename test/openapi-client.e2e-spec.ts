@@ -12,6 +12,7 @@ import { readCommittedDocument } from './support/openapi-validator.js';
 import { listen } from './support/listen.js';
 import { startApp, useTestApp } from './support/test-app.js';
 import { createTestDatabase, databaseKinds } from './support/test-database.js';
+import { startTestIssuer } from './support/test-issuer.js';
 import { typedClient } from './support/typed-client.js';
 
 type Plant = components['schemas']['Plant'];
@@ -307,6 +308,38 @@ describe.each(databaseKinds())('a client generated from openapi.json on %s', (ki
     } finally {
       await limited.close();
       await database.drop();
+    }
+  });
+
+  it("gets the documented 403s with an identity provider's token that lacks the scope", async () => {
+    // An app of its own, with an identity provider whose scopes it requires.
+    const issuer = await startTestIssuer('plant-store');
+    const database = await createTestDatabase(kind);
+    const scoped = await startApp(database, {
+      AUTH_JWT_ISSUER: issuer.url,
+      AUTH_JWT_AUDIENCE: 'plant-store',
+      AUTH_JWT_REQUIRE_SCOPES: 'true',
+    });
+    try {
+      const url = await listen(scoped);
+      const reader = typedClient(url, `Bearer ${await issuer.sign({ scope: 'plants:read' })}`);
+      const writer = typedClient(url, `Bearer ${await issuer.sign({ scope: 'plants:write' })}`);
+      const calls: Array<[PlantsOperation, () => Promise<Result>]> = [
+        ['createPlant', () => reader.POST('/plants', { body: { id: 1, name: 'x' } })],
+        ['listPlants', () => writer.GET('/plants')],
+        ['deletePlant', () => reader.DELETE('/plants/{id}', { params: { path: { id: 1 } } })],
+      ];
+      for (const [operationId, call] of calls) {
+        const refused = await call();
+        expectDocumentedError(operationId, refused, 403);
+        expect(refused.response.headers.get('www-authenticate')).toMatch(
+          /^Bearer realm="plants", error="insufficient_scope", scope="plants:(read|write)"$/,
+        );
+      }
+    } finally {
+      await scoped.close();
+      await database.drop();
+      await issuer.close();
     }
   });
 

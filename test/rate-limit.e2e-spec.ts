@@ -117,8 +117,8 @@ describe.each(databaseKinds())('rate limits behind a trusted proxy on %s', (kind
   });
 });
 
-describe('rate limiting off', () => {
-  const t = useTestApp('sqlite', {
+describe.each(databaseKinds())('rate limiting off on %s', (kind) => {
+  const t = useTestApp(kind, {
     RATE_LIMIT_ENABLED: 'false',
     AUTH_FAILURE_LIMIT: '1',
     REDIS_URL: 'redis://127.0.0.1:6379',

@@ -35,6 +35,18 @@ const ERRORS = {
       'the bearer token is unknown or revoked',
     ],
   },
+  403: {
+    description:
+      "The identity provider's access token lacks the scope the operation needs (only when scopes are required; see WWW-Authenticate)",
+    headers: {
+      'WWW-Authenticate': {
+        description:
+          'Bearer realm="plants", error="insufficient_scope", scope="<the scope needed>"',
+        required: true,
+        schema: { type: 'string' },
+      },
+    },
+  },
   404: { description: 'The caller has no plant with this id' },
   409: { description: 'The id is already used by this owner for a different plant' },
   413: {
@@ -59,9 +71,13 @@ const ERRORS = {
     messages: ['internal server error'],
   },
   503: {
-    description: 'The database is unavailable; retry after the Retry-After seconds',
+    description:
+      "The database is unavailable, or (JWT callers) the identity provider's keys cannot be fetched; retry after the Retry-After seconds",
     headers: RETRY_AFTER,
-    messages: ['the database is unavailable; retry the request later'],
+    messages: [
+      'the database is unavailable; retry the request later',
+      "the identity provider's signing keys cannot be fetched: retry after the number of seconds in Retry-After",
+    ],
   },
 } satisfies Record<number, ErrorStatusDoc>;
 

@@ -54,6 +54,7 @@ export function ApiListPlants(): MethodDecorator {
     ApiErrorResponses({
       400: [LIMIT_RULE, 'property colour should not exist'],
       401: true,
+      403: ['the access token lacks the scope this operation needs: plants:read'],
       429: true,
       500: true,
       503: true,
@@ -104,6 +105,7 @@ export function ApiCreatePlant(): MethodDecorator {
         "request body is not valid JSON: Object value expected after ':' at position 18",
       ],
       401: true,
+      403: ['the access token lacks the scope this operation needs: plants:write'],
       409: ['a plant with id 7 already exists with a different name or tag'],
       413: true,
       415: true,
@@ -132,6 +134,7 @@ export function ApiDeletePlant(): MethodDecorator {
     ApiErrorResponses({
       400: [ID_RULE],
       401: true,
+      403: ['the access token lacks the scope this operation needs: plants:write'],
       404: ['no plant with id 3'],
       429: true,
       500: true,

@@ -1,8 +1,6 @@
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import { LRUCache } from 'lru-cache';
-
-/** ThrottlerStorageRecord, which @nestjs/throttler does not export from its index. */
-export type StorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
+import { type StorageRecord, storageRecord } from './storage-record.js';
 
 interface Counter {
   hits: number;
@@ -69,12 +67,6 @@ export class MemoryThrottlerStorage implements ThrottlerStorage {
     if (counter.blockedUntil <= now && counter.hits > limit) {
       counter.blockedUntil = now + blockDuration;
     }
-    const blockedFor = Math.max(0, counter.blockedUntil - now);
-    return {
-      totalHits: counter.hits,
-      timeToExpire: Math.ceil((counter.windowEnd - now) / 1000),
-      isBlocked: blockedFor > 0,
-      timeToBlockExpire: Math.ceil(blockedFor / 1000),
-    };
+    return storageRecord(counter.hits, counter.windowEnd - now, counter.blockedUntil - now);
   }
 }

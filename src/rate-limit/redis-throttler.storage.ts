@@ -1,13 +1,6 @@
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import type { Redis } from 'ioredis';
-
-/** Throttler counters as ThrottlerStorageRecord, in seconds like @nestjs/throttler's in-memory storage. */
-interface StorageRecord {
-  totalHits: number;
-  timeToExpire: number;
-  isBlocked: boolean;
-  timeToBlockExpire: number;
-}
+import { type StorageRecord, storageRecord } from './storage-record.js';
 
 // One round trip, atomic across instances: count the hit in the window, and
 // block the key for blockDuration once the count passes the limit.
@@ -44,11 +37,6 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
       limit,
       blockDuration,
     )) as [number, number, number];
-    return {
-      totalHits: hits,
-      timeToExpire: Math.max(0, Math.ceil(ttlMs / 1000)),
-      isBlocked: blockedMs > 0,
-      timeToBlockExpire: Math.max(0, Math.ceil(blockedMs / 1000)),
-    };
+    return storageRecord(hits, ttlMs, blockedMs);
   }
 }

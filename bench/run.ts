@@ -16,6 +16,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { createDatabases, type DatabaseKind } from './support/databases.js';
 import { measureBigList, type BigListResult } from './support/big-list.js';
+import { type BenchIssuer, type JwtAlgorithm, startIssuer } from './support/issuer.js';
 import { headerDifferences, missingFeatures, probe, type ProbeResult } from './support/probe.js';
 import { cpuSecondsOf, memoryOf, startServer, type Server } from './support/processes.js';
 import { parseSettings, POSTGRES_ADMIN_URL } from './support/settings.js';
@@ -44,6 +45,9 @@ const USAGE = `npm run bench [-- options]
                            cpu x is then what the setting saves or costs
   --versus-node-arg=ARG    the same with a Node option changed on the service's side only,
                            e.g. --versus-node-arg=--allocation-site-pretenuring
+  --versus-caller jwt      the same, both sides accepting JWTs of a local issuer, with the
+                           service's side listing as a JWT caller (RS256; jwt-es256: ES256)
+                           and the baseline as an opaque-token caller; list scenario only
   --node-arg=ARG           a Node option for the service (both sides in --versus-* modes),
                            e.g. --node-arg=--cpu-prof
   --reference-node-arg=ARG the same for the yardsticks
@@ -72,6 +76,7 @@ const args = (() => {
         // KEY=VALUE: measure the service against itself, this setting changed (see USAGE).
         'versus-env': { type: 'string', multiple: true, default: [] },
         'versus-node-arg': { type: 'string', multiple: true, default: [] },
+        'versus-caller': { type: 'string' },
         help: { type: 'boolean', default: false },
       },
     }).values;
@@ -98,7 +103,21 @@ const environment = (option: 'service-env' | 'versus-env') => parseSettings(args
 const extraServiceEnv = environment('service-env');
 const versusEnv = environment('versus-env');
 /** The service against itself: the reference side runs the service with the settings of --service-env alone. */
-const versusChanges = [...args['versus-env'], ...args['versus-node-arg']];
+const CALLERS: Record<string, JwtAlgorithm> = { jwt: 'RS256', 'jwt-es256': 'ES256' };
+const versusCaller = args['versus-caller'];
+if (versusCaller !== undefined && (!(versusCaller in CALLERS) || args.scenario !== 'list')) {
+  console.error(
+    `--versus-caller takes ${Object.keys(CALLERS).join(' or ')}, with --scenario list\n\n${USAGE}`,
+  );
+  process.exit(2);
+}
+const versusChanges = [
+  ...args['versus-env'],
+  ...args['versus-node-arg'],
+  ...(versusCaller
+    ? [`a JWT caller (${CALLERS[versusCaller]}) where the baseline has an opaque token`]
+    : []),
+];
 const versus = versusChanges.length > 0;
 const chosen = args.yardsticks.split(',');
 const unknown = chosen.filter((name) => !YARDSTICKS.some((y) => y.name === name));
@@ -248,14 +267,42 @@ async function probeAll(targets: Target[]): Promise<Record<string, string[]>> {
   return problems;
 }
 
+/**
+ * The service's side lists as a JWT caller: the list owner's plants are stored
+ * again through the API under the JWT's owner, and its whole list must be the
+ * baseline's, byte for byte, before any load.
+ */
+async function listAsJwtCaller(service: Target, baseline: Target, issuer: BenchIssuer) {
+  // Valid for the whole run: a verified JWT is cached until it expires, as it would be for a client.
+  const jwt = await issuer.sign('list', 3600);
+  for (let id = 1; id <= LISTED_PLANTS; id++) {
+    const tag = id % 2 === 0 ? ',"tag":"bench"' : '';
+    const response = await fetch(`${service.url}/plants`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${jwt}`, 'content-type': 'application/json' },
+      body: `{"id":${id},"name":"plant ${id}"${tag}}`,
+    });
+    if (response.status !== 200) throw new Error(`JWT caller's create answered ${response.status}`);
+  }
+  const listOf = async (t: Target, token: string) =>
+    (await fetch(`${t.url}/plants`, { headers: { authorization: `Bearer ${token}` } })).text();
+  if ((await listOf(service, jwt)) !== (await listOf(baseline, baseline.tokens.list))) {
+    throw new Error("the JWT caller's list is not the opaque-token caller's");
+  }
+  service.tokens.list = jwt;
+}
+
 async function benchDatabase(db: DatabaseKind): Promise<DatabaseReport> {
   const databases = await createDatabases(db, POSTGRES_ADMIN_URL, ['service', ...yardsticks]);
   const servers: Server[] = [];
+  const closeLast: Array<() => Promise<void>> = [];
   try {
     // Rate limiting on, as deployed, with a budget no bench run can spend: the bench sends
     // one owner far more than the default RATE_LIMIT_MAX a minute. Everything else runs as
     // deployed, request log and metrics included.
-    const serviceEnv = { RATE_LIMIT_MAX: '10000000', ...extraServiceEnv };
+    const issuer = versusCaller ? await startIssuer(CALLERS[versusCaller]) : undefined;
+    if (issuer) closeLast.push(() => issuer.close());
+    const serviceEnv = { RATE_LIMIT_MAX: '10000000', ...issuer?.env, ...extraServiceEnv };
     const start = async (name: string) => {
       const url = { DATABASE_URL: databases.of[name].url };
       const yardstick = YARDSTICKS.find((y) => y.name === name);
@@ -288,6 +335,7 @@ async function benchDatabase(db: DatabaseKind): Promise<DatabaseReport> {
       for (const problem of problems) log(`${db} ${name} probe: ${problem}`);
     }
     const [serviceTarget, ...yardstickTargets] = targets;
+    if (issuer) await listAsJwtCaller(serviceTarget, yardstickTargets[0], issuer);
     for (const scenario of SCENARIOS.filter((s) => args.scenario.split(',').includes(s.name))) {
       report.scenarios.push(await measureScenario(db, scenario, serviceTarget, yardstickTargets));
     }
@@ -320,6 +368,7 @@ async function benchDatabase(db: DatabaseKind): Promise<DatabaseReport> {
     return report;
   } finally {
     for (const server of servers.reverse()) await server.stop();
+    for (const close of closeLast) await close();
     await databases.drop();
   }
 }

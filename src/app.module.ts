@@ -14,6 +14,7 @@ import { MetricsModule } from './metrics/metrics.module.js';
 import { PlantsModule } from './plants/plants.module.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
 
 /**
  * The application. Pipe, filter and guards are providers (APP_PIPE,
@@ -37,6 +38,7 @@ export class AppModule {
         AuthModule,
         HealthModule,
         PlantsModule,
+        WebhooksModule,
       ],
       providers: [
         { provide: APP_GUARD, useClass: BearerAuthGuard },

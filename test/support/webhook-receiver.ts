@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-interface ReceivedWebhook {
+export interface ReceivedWebhook {
   headers: IncomingHttpHeaders;
   /** The request body, byte for byte (as UTF-8 text). */
   body: string;

@@ -104,6 +104,12 @@ describe.each(databaseKinds())('plant-created webhooks on %s', (kind) => {
       lastStatus: 200,
     });
     expect(delivery).not.toHaveProperty('nextAttemptAt');
+    // Counted by outcome, with the latency histogram and the pending gauge.
+    const metrics = (await t.current.http().get('/metrics')).text;
+    expect(metrics).toMatch(/^webhook_deliveries_total\{outcome="retry"\} [1-9]/m);
+    expect(metrics).toMatch(/^webhook_deliveries_total\{outcome="delivered"\} [1-9]/m);
+    expect(metrics).toMatch(/^webhook_delivery_duration_seconds_count [1-9]/m);
+    expect(metrics).toMatch(/^webhook_deliveries_pending \d+$/m);
   });
 
   it('retries a receiver that does not answer within the timeout', async () => {

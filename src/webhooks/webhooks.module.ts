@@ -1,5 +1,6 @@
 import { Logger, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Environment } from '../config/environment.js';
 import { OpenApiWebhooks } from '../openapi/openapi-webhooks.js';
 import { PlantCreatedWebhookDoc } from './plant-created.openapi.js';
@@ -7,6 +8,7 @@ import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js'
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { WebhookSender } from './webhook-sender.js';
 import { WebhookSettings } from './webhook-settings.js';
+import { WebhookSubscription } from './webhook-subscription.entity.js';
 import { WebhookSubscriptionsRepository } from './webhook-subscriptions.repository.js';
 import { WebhooksController } from './webhooks.controller.js';
 import { WebhooksService } from './webhooks.service.js';
@@ -32,6 +34,7 @@ function settingsFrom(config: ConfigService<Environment, true>): WebhookSettings
  * (plants.repository.ts), signed as Standard Webhooks.
  */
 @Module({
+  imports: [TypeOrmModule.forFeature([WebhookSubscription])],
   controllers: [WebhooksController],
   providers: [
     { provide: WebhookSettings, inject: [ConfigService], useFactory: settingsFrom },

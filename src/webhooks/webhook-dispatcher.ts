@@ -148,14 +148,14 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       `webhook ${delivery.id} to ${new URL(target.url).host} attempt ${attempts}: ` +
         `${outcome.record.lastStatus ?? outcome.record.lastError} -> ${outcome.kind} (${Math.round(seconds * 1000)} ms)`,
     );
+    // Disabled first: whoever sees the 410 recorded sees the subscription disabled.
     if (outcome.kind === 'disabled') {
-      await this.record(delivery, attempts, outcome.record);
       await this.subscriptions.disable(
         delivery.subscriptionId,
         Date.now(),
         'subscription disabled: receiver answered 410 Gone',
+        delivery.id,
       );
-      return;
     }
     await this.record(delivery, attempts, outcome.record);
   }

@@ -60,7 +60,7 @@ export class WebhookSubscriptionsRepository {
     this.dropPending = statements.prepare(
       'webhook_deliveries_drop_pending',
       `UPDATE webhook_deliveries SET state = 'failed', next_attempt_at = NULL, lease_owner = NULL,
-         lease_until = NULL, last_error = ? WHERE subscription_id = ? AND state = 'pending'`,
+         lease_until = NULL, last_error = ? WHERE subscription_id = ? AND state = 'pending' AND id <> ?`,
     );
   }
 
@@ -93,11 +93,14 @@ export class WebhookSubscriptionsRepository {
     return row;
   }
 
-  /** Disables the subscription and drops its pending deliveries (marked failed with `reason`). */
-  async disable(id: string, now: number, reason: string): Promise<void> {
+  /**
+   * Disables the subscription and drops its pending deliveries (marked failed
+   * with `reason`), all but `keep`, the one whose attempt the caller records.
+   */
+  async disable(id: string, now: number, reason: string, keep: string): Promise<void> {
     await this.statements.transaction([
       [this.disableOne, [now, id]],
-      [this.dropPending, [reason, id]],
+      [this.dropPending, [reason, id, keep]],
     ]);
   }
 }

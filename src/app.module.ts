@@ -14,6 +14,7 @@ import { LoggingModule } from './logging/logging.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { PlantsModule } from './plants/plants.module.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
 
 /**
  * The application. Pipe, filter and guards are providers (APP_PIPE,
@@ -39,6 +40,7 @@ export class AppModule {
         AuthModule.forRoot({ failureBudget: rateLimited }),
         HealthModule,
         PlantsModule,
+        WebhooksModule,
       ],
       providers: [
         { provide: APP_GUARD, useClass: BearerAuthGuard },

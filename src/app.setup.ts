@@ -38,7 +38,7 @@ export interface CreatedApp {
  *  2. Fastify: request id (genReqId), routing; errors before routing go to sendError.
  *  3. onRequest: X-Request-Id echoed, security headers, CORS (when configured).
  *  4. The JSON body parser (lossless: every digit of an int64 id survives).
- *  5. Nest (app.module.ts): BearerAuthGuard, RateLimitGuard, DtoValidationPipe,
+ *  5. Nest (app.module.ts): BearerAuthGuard, ThrottlerGuard, DtoValidationPipe,
  *     the controller; HttpErrorFilter for every error.
  *  6. onResponse: the request log line and the duration histogram.
  *  7. The connection: closed in stages when the answer came before the body.

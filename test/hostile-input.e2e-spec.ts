@@ -32,12 +32,20 @@ describe.each(databaseKinds())('hostile input on %s', (kind) => {
     const victimToken = await app.tokenFor('victim');
     const victim = plantsClient(app, `Bearer ${victimToken}`);
     for (const plant of VICTIM_PLANTS) expect((await victim.create(plant)).status).toBe(200);
+    // Subscribed after the plants were created: no event, so no delivery leaves the machine.
+    const subscription = await app
+      .http()
+      .post('/webhooks')
+      .set('Authorization', `Bearer ${victimToken}`)
+      .send({ url: 'https://receiver.example.com/hooks' });
+    expect(subscription.status).toBe(201);
     const revoked = await tokens.issue('attacker');
     await tokens.revoke(revoked.record.id);
     const credentials: FuzzCredentials = {
       attackerToken: await app.tokenFor('attacker'),
       revokedToken: revoked.token,
       victimIds: VICTIM_PLANTS.map((plant) => plant.id),
+      victimSubscriptionId: subscription.body.id,
     };
     const secrets = [credentials.attackerToken, credentials.revokedToken, victimToken];
     const dataSource = app.app.get(DataSource);
@@ -74,6 +82,11 @@ describe.each(databaseKinds())('hostile input on %s', (kind) => {
     // Still serving, and the victim's plants are all there.
     expect((await app.http().get('/health/ready')).status).toBe(200);
     expect((await victim.list()).body).toHaveLength(VICTIM_PLANTS.length);
+    const subscriptions = await app
+      .http()
+      .get('/webhooks')
+      .set('Authorization', `Bearer ${victimToken}`);
+    expect(subscriptions.body.map((s: { id: string }) => s.id)).toEqual([subscription.body.id]);
     const summary = [...statuses.entries()].sort(([a], [b]) => a - b);
     console.info(
       `hostile input on ${kind}: ${sent} requests, statuses ${summary.map(([s, n]) => `${s}x${n}`).join(' ')}`,

@@ -219,6 +219,38 @@ describe.each(databaseKinds())('scopes required on %s', (kind) => {
     expect((await api.remove(writer, 1)).statusCode).toBe(204);
   });
 
+  it('lets only webhooks:manage subscribe, list and delete webhook subscriptions', async () => {
+    const call = (method: 'GET' | 'POST', token: string, body?: object) =>
+      t.current.app
+        .getHttpAdapter()
+        .getInstance()
+        .inject({
+          method,
+          url: '/webhooks',
+          headers: { authorization: `Bearer ${token}` },
+          ...(body ? { payload: body } : {}),
+        });
+    // A subscription is only stored here: no plant of this owner is created, so nothing is sent.
+    const subscription = { url: 'https://receiver.example/hooks/plants' };
+    const writer = await issuer.current.sign({ sub: 'hooks', scope: 'plants:read plants:write' });
+    const refused = await call('POST', writer, subscription);
+    expect(refused.statusCode).toBe(403);
+    expect(refused.headers['www-authenticate']).toBe(
+      'Bearer realm="plants", error="insufficient_scope", scope="webhooks:manage"',
+    );
+    expect(refused.json()).toEqual({
+      error: 403,
+      message: expect.stringMatching(/webhooks:manage/),
+    });
+    expect((await call('GET', writer)).statusCode).toBe(403);
+
+    const manager = await issuer.current.sign({ sub: 'hooks', scope: 'webhooks:manage' });
+    expect((await call('POST', manager, subscription)).statusCode).toBe(201);
+    const listed = await call('GET', manager);
+    expect(listed.statusCode).toBe(200);
+    expect(listed.json()).toEqual([expect.objectContaining(subscription)]);
+  });
+
   it('leaves opaque tokens unrestricted', async () => {
     const opaque = await t.current.tokenFor('opaque-scoped');
     expect((await api.create(opaque, 1, 'Palm')).statusCode).toBe(200);

@@ -78,7 +78,8 @@ describe.each(databaseKinds())('GET /plants on %s', (kind) => {
     const repository = t.current.app.get(PlantsRepository);
     const owner = (await t.current.newCaller()).owner;
     // Inserted through the repository: 2,000 HTTP round trips would only slow the suite.
-    for (let id = count; id >= 1; id--) await repository.insert(owner, BigInt(id), `p${id}`, null);
+    for (let id = count; id >= 1; id--)
+      await repository.insert(owner, BigInt(id), `p${id}`, null, '{}');
     const client = plantsClient(t.current, `Bearer ${await t.current.tokenFor(owner)}`);
     const all = await client.list();
     expect(all.status).toBe(200);

@@ -1,3 +1,4 @@
+import { migrations } from '../src/database/migrations/index.js';
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -108,7 +109,7 @@ describe.skipIf(!databaseKinds().includes('postgres'))(
       await client.connect();
       try {
         const { rows } = await client.query<{ name: string }>('SELECT name FROM migrations');
-        expect(rows.map((row) => row.name)).toEqual(['InitialSchema1732262400000']);
+        expect(rows.map((row) => row.name)).toEqual(migrations.map((m) => m.name));
       } finally {
         await client.end();
       }

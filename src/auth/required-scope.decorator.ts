@@ -2,7 +2,7 @@ import { SetMetadata } from '@nestjs/common';
 
 export const REQUIRED_SCOPE = 'plant-store:required-scope';
 
-export type Scope = 'plants:read' | 'plants:write';
+export type Scope = 'plants:read' | 'plants:write' | 'webhooks:manage';
 
 /**
  * The scope an identity provider's access token needs for this route when

@@ -33,7 +33,25 @@ describe('validateEnvironment', () => {
       AUTH_JWT_JWKS_COOLDOWN_MS: 10000,
       HEALTH_DB_TIMEOUT_MS: 1000,
       BOOTSTRAP_OWNER: 'demo',
+      WEBHOOK_RETRY_SCHEDULE: '5s,30s,2m,10m,1h,6h,24h',
+      WEBHOOK_TIMEOUT_MS: 10000,
+      WEBHOOK_ALLOW_HTTP: false,
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: false,
+      WEBHOOK_POLL_INTERVAL_MS: 1000,
+      WEBHOOK_CONCURRENCY: 16,
+      WEBHOOK_LEASE_MS: 60000,
     });
+  });
+
+  it('refuses a webhook retry schedule that is not a list of durations, naming the variable', () => {
+    expect(
+      validateEnvironment({ WEBHOOK_RETRY_SCHEDULE: '100ms, 2s,1d' }).WEBHOOK_RETRY_SCHEDULE,
+    ).toBe('100ms, 2s,1d');
+    for (const schedule of ['', '5', '5s,', '5x', '-5s', '1.5s']) {
+      expect(() => validateEnvironment({ WEBHOOK_RETRY_SCHEDULE: schedule }), schedule).toThrow(
+        /WEBHOOK_RETRY_SCHEDULE must be comma-separated durations/,
+      );
+    }
   });
 
   it('reads booleans and lists', () => {

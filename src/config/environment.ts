@@ -21,6 +21,9 @@ export const OWNER_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** RFC 6750 b64token characters, so that any bootstrap token can be sent in a header. */
 const TOKEN_PATTERN = /^[A-Za-z0-9._~+/-]{32,512}=*$/;
 
+/** Durations such as 5s,30s,2m,10m,1h,6h,24h (units ms, s, m, h, d). */
+const RETRY_SCHEDULE_PATTERN = /^\s*\d{1,9}(ms|s|m|h|d)(\s*,\s*\d{1,9}(ms|s|m|h|d))*\s*$/;
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevelName = (typeof LOG_LEVELS)[number];
 
@@ -190,4 +193,39 @@ export class Environment {
       'BOOTSTRAP_OWNER must be 1 to 64 characters of A-Z a-z 0-9 . _ - starting with a letter or digit',
   })
   BOOTSTRAP_OWNER = 'demo';
+
+  /** Waits between delivery attempts of a webhook; after the last one it is marked failed. */
+  @Matches(RETRY_SCHEDULE_PATTERN, {
+    message:
+      'WEBHOOK_RETRY_SCHEDULE must be comma-separated durations such as 5s,30s,2m,10m,1h,6h,24h (units ms, s, m, h, d)',
+  })
+  WEBHOOK_RETRY_SCHEDULE = '5s,30s,2m,10m,1h,6h,24h';
+
+  /** How long a receiver has to answer a delivery (connection, headers and body). */
+  @IntVariable(100, 120_000)
+  WEBHOOK_TIMEOUT_MS = 10_000;
+
+  /** Allow http:// webhook URLs (local development, tests); otherwise https only. */
+  @BooleanVariable()
+  WEBHOOK_ALLOW_HTTP = false;
+
+  /** Allow webhook receivers on loopback, private, link-local and other non-public addresses. */
+  @BooleanVariable()
+  WEBHOOK_ALLOW_PRIVATE_TARGETS = false;
+
+  /** How often each instance looks for due deliveries (a local create wakes it at once). */
+  @IntVariable(10, 60_000)
+  WEBHOOK_POLL_INTERVAL_MS = 1000;
+
+  /** Deliveries one instance sends at the same time. */
+  @IntVariable(1, 256)
+  WEBHOOK_CONCURRENCY = 16;
+
+  /**
+   * How long a claimed delivery stays with the instance that claimed it; past
+   * that, another instance may take it (the first one is presumed dead).
+   * Never shorter than WEBHOOK_TIMEOUT_MS plus a second.
+   */
+  @IntVariable(1000, 3_600_000)
+  WEBHOOK_LEASE_MS = 60_000;
 }

@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import type { Environment } from '../config/environment.js';
 import { dataSourceOptions } from './data-source-options.js';
 import { runMigrations } from './run-migrations.js';
+import { OutboxSignal } from './outbox-signal.js';
 import { SqlStatements } from './sql-statements.js';
 
 /**
@@ -34,7 +35,7 @@ import { SqlStatements } from './sql-statements.js';
       },
     }),
   ],
-  providers: [SqlStatements],
-  exports: [SqlStatements],
+  providers: [SqlStatements, OutboxSignal],
+  exports: [SqlStatements, OutboxSignal],
 })
 export class DatabaseModule {}

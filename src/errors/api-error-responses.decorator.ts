@@ -47,7 +47,7 @@ const ERRORS = {
       },
     },
   },
-  404: { description: 'The caller has no plant with this id' },
+  404: { description: 'The caller has no plant (or webhook subscription) with this id' },
   409: { description: 'The id is already used by this owner for a different plant' },
   413: {
     description: 'The body is larger than the limit',

@@ -2,6 +2,8 @@ import { type DynamicModule, Global, Module } from '@nestjs/common';
 import { MetricsController } from './metrics.controller.js';
 import { MetricsService } from './metrics.service.js';
 import { NoMetrics, PlantMetrics } from './plant-metrics.js';
+import { NoWebhookMetrics, WebhookMetrics } from './webhook-metrics.js';
+import { WebhookMetricsService } from './webhook-metrics.service.js';
 
 /**
  * Metrics at /metrics, or, with METRICS_ENABLED=false, no route and counters
@@ -16,13 +18,20 @@ export class MetricsModule {
       ? {
           module: MetricsModule,
           controllers: [MetricsController],
-          providers: [MetricsService, { provide: PlantMetrics, useExisting: MetricsService }],
-          exports: [PlantMetrics],
+          providers: [
+            MetricsService,
+            { provide: PlantMetrics, useExisting: MetricsService },
+            { provide: WebhookMetrics, useClass: WebhookMetricsService },
+          ],
+          exports: [PlantMetrics, WebhookMetrics],
         }
       : {
           module: MetricsModule,
-          providers: [{ provide: PlantMetrics, useClass: NoMetrics }],
-          exports: [PlantMetrics],
+          providers: [
+            { provide: PlantMetrics, useClass: NoMetrics },
+            { provide: WebhookMetrics, useClass: NoWebhookMetrics },
+          ],
+          exports: [PlantMetrics, WebhookMetrics],
         };
   }
 }

@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { composeSchema } from './compose-schemas.js';
+import { addWebhooksSection, OpenApiWebhooks } from './openapi-webhooks.js';
 import { declarePipelineHeaders } from './response-headers.js';
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
@@ -25,10 +26,15 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addServer('/', 'The server that serves this document')
     .addTag('health', 'Liveness and readiness probes for orchestrators (public)')
     .addTag('plants', 'Create, list and delete the plants of the caller (bearer token required)')
+    .addTag(
+      'webhooks',
+      "Subscribe to events about the caller's plants: each new plant is sent to the subscription's URL (see the webhooks section)",
+    )
     .build();
   const document = SwaggerModule.createDocument(app, config);
   composeSchema(document, 'NewPlant', 'Plant');
   declarePipelineHeaders(document);
+  addWebhooksSection(document, app.get(OpenApiWebhooks).webhooks);
   return document;
 }
 

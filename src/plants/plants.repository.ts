@@ -26,16 +26,36 @@ const SELECT = 'SELECT CAST(p.id AS TEXT) AS id, p.name, p.tag FROM plants p';
 @Injectable()
 export class PlantsRepository {
   private readonly insertOne: Statement<never>;
+  private readonly insertEvents: Statement<never>;
+  private readonly insertWithEvents: Statement<never>;
   private readonly findOneById: Statement<StoredPlant>;
   private readonly firstRows: Statement<PlantRow>;
   private readonly firstPage: Statement<StoredPlant>;
   private readonly pageAfter: Statement<StoredPlant>;
   private readonly deleteOne: Statement<never>;
 
-  constructor(statements: SqlStatements) {
+  constructor(private readonly statements: SqlStatements) {
     this.insertOne = statements.prepare(
       'plants_insert',
       'INSERT INTO plants (owner, id, name, tag) VALUES (?, ?, ?, ?)',
+    );
+    // The outbox write: one pending delivery per active subscription of the
+    // owner (see src/webhooks/). Without subscriptions it costs one index
+    // lookup on webhook_subscriptions(owner). On PostgreSQL plant and events
+    // are one statement (a data-modifying CTE: one round trip); on SQLite two
+    // statements in one synchronous transaction.
+    this.insertEvents = statements.prepare(
+      'plants_insert_events',
+      `INSERT INTO webhook_deliveries (id, subscription_id, payload, state, attempts, next_attempt_at, created_at)
+       SELECT 'msg_' || lower(hex(randomblob(16))), s.id, ?, 'pending', 0, ?, ?
+       FROM webhook_subscriptions s WHERE s.owner = ? AND s.disabled_at IS NULL`,
+    );
+    this.insertWithEvents = statements.prepare(
+      'plants_insert_with_events',
+      `WITH p AS (INSERT INTO plants (owner, id, name, tag) VALUES (?, ?, ?, ?) RETURNING owner)
+       INSERT INTO webhook_deliveries (id, subscription_id, payload, state, attempts, next_attempt_at, created_at)
+       SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), s.id, ?, 'pending', 0, ?, ?
+       FROM webhook_subscriptions s JOIN p ON s.owner = p.owner WHERE s.disabled_at IS NULL`,
     );
     this.findOneById = statements.prepare(
       'plants_find',
@@ -59,9 +79,28 @@ export class PlantsRepository {
     );
   }
 
-  /** Inserts a plant; a plant with the same owner and id makes it throw a unique violation. */
-  async insert(owner: string, id: bigint, name: string, tag: string | null): Promise<void> {
-    await this.insertOne.run([owner, id, name, tag]);
+  /**
+   * Inserts a plant and, in the same transaction, one plant-created event per
+   * active subscription of its owner, whose body is `event`. Returns how many
+   * events were stored. A plant with the same owner and id makes it throw a
+   * unique violation, and then no event is stored.
+   */
+  async insert(
+    owner: string,
+    id: bigint,
+    name: string,
+    tag: string | null,
+    event: string,
+  ): Promise<number> {
+    const now = Date.now();
+    if (this.statements.dialect === 'postgres') {
+      return this.insertWithEvents.run([owner, id, name, tag, event, now, now]);
+    }
+    const [, events] = await this.statements.transaction([
+      [this.insertOne, [owner, id, name, tag]],
+      [this.insertEvents, [event, now, now, owner]],
+    ]);
+    return events;
   }
 
   async findOne(owner: string, id: bigint): Promise<StoredPlant | undefined> {

@@ -1,6 +1,7 @@
 import { ConflictException, NotFoundException } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import { describe, expect, it } from 'vitest';
+import { OutboxSignal } from '../database/outbox-signal.js';
 import type { PlantMetrics } from '../metrics/plant-metrics.js';
 import type { NewPlantDto } from './dto/new-plant.dto.js';
 import type { PlantRow, PlantsRepository, StoredPlant } from './plants.repository.js';
@@ -11,13 +12,24 @@ class MemoryPlants {
   rows = new Map<string, StoredPlant & { owner: string }>();
   pageCalls = 0;
   headCalls = 0;
+  /** Events each insert stores, as if the owner had this many subscriptions. */
+  subscriptions = 0;
+  events: string[] = [];
   private key = (owner: string, id: bigint | string) => `${owner}/${id}`;
 
-  async insert(owner: string, id: bigint, name: string, tag: string | null): Promise<void> {
+  async insert(
+    owner: string,
+    id: bigint,
+    name: string,
+    tag: string | null,
+    event: string,
+  ): Promise<number> {
     if (this.rows.has(this.key(owner, id))) {
       throw new QueryFailedError('INSERT', [], Object.assign(new Error('dup'), { code: '23505' }));
     }
     this.rows.set(this.key(owner, id), { owner, id: String(id), name, tag });
+    for (let i = 0; i < this.subscriptions; i++) this.events.push(event);
+    return this.subscriptions;
   }
 
   async findOne(owner: string, id: bigint): Promise<StoredPlant | undefined> {
@@ -52,10 +64,14 @@ const setup = () => {
     plantCreated: () => (counted.created += 1),
     plantDeleted: () => (counted.deleted += 1),
   } as unknown as PlantMetrics;
+  const outbox = new OutboxSignal();
+  let notified = 0;
+  outbox.subscribe(() => (notified += 1));
   return {
     memory,
     counted,
-    service: new PlantsService(memory as unknown as PlantsRepository, metrics),
+    notified: () => notified,
+    service: new PlantsService(memory as unknown as PlantsRepository, metrics, outbox),
   };
 };
 const plant = (id: bigint, name: string, tag?: string | null) => ({ id, name, tag }) as NewPlantDto;
@@ -67,6 +83,21 @@ async function collect(list: Awaited<ReturnType<PlantsService['list']>>) {
 }
 
 describe('PlantsService', () => {
+  it('stores the plant-created event (exact int64 id, tag left out when none) and wakes the outbox only when events were stored', async () => {
+    const { memory, service, notified } = setup();
+    await service.create('alice', plant(1n, 'Fern'));
+    expect(memory.events).toEqual([]);
+    expect(notified()).toBe(0);
+    memory.subscriptions = 2;
+    await service.create('alice', plant(2n ** 63n - 1n, 'Ivy "Hedera"', 'vine'));
+    await service.create('alice', plant(2n ** 63n - 1n, 'Ivy "Hedera"', 'vine'));
+    expect(memory.events).toEqual([
+      '{"id":9223372036854775807,"name":"Ivy \\"Hedera\\"","tag":"vine"}',
+      '{"id":9223372036854775807,"name":"Ivy \\"Hedera\\"","tag":"vine"}',
+    ]);
+    expect(notified()).toBe(1);
+  });
+
   it('creates, replays identically, and refuses a different plant under a used id', async () => {
     const { service, memory, counted } = setup();
     expect(await service.create('alice', plant(1n, 'Fern', 'green'))).toEqual({

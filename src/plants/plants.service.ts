@@ -1,5 +1,6 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { isUniqueViolation } from '../database/database-errors.js';
+import { OutboxSignal } from '../database/outbox-signal.js';
 import { PlantMetrics } from '../metrics/plant-metrics.js';
 import type { NewPlantDto } from './dto/new-plant.dto.js';
 import { PlantDto } from './dto/plant.dto.js';
@@ -19,11 +20,21 @@ export type PlantList =
 
 const toDto = (plant: PlantRow): PlantDto => new PlantDto(plant.name, plant.tag);
 
+/**
+ * The body of the plant-created webhook: the NewPlant as stored, with the id
+ * as an exact JSON number (never through a JS number) and no tag when none.
+ */
+function plantCreatedEvent(id: bigint, name: string, tag: string | null): string {
+  const tagPart = tag === null ? '' : `,"tag":${JSON.stringify(tag)}`;
+  return `{"id":${id},"name":${JSON.stringify(name)}${tagPart}}`;
+}
+
 @Injectable()
 export class PlantsService {
   constructor(
     private readonly plants: PlantsRepository,
     private readonly metrics: PlantMetrics,
+    private readonly outbox: OutboxSignal,
   ) {}
 
   /**
@@ -35,8 +46,10 @@ export class PlantsService {
   async create(owner: string, plant: NewPlantDto): Promise<PlantDto> {
     const tag = plant.tag ?? null;
     try {
-      await this.plants.insert(owner, plant.id, plant.name, tag);
+      const event = plantCreatedEvent(plant.id, plant.name, tag);
+      const events = await this.plants.insert(owner, plant.id, plant.name, tag, event);
       this.metrics.plantCreated();
+      if (events > 0) this.outbox.notify();
       return new PlantDto(plant.name, tag);
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;

@@ -21,7 +21,8 @@ export function describeRequest(request: HostileRequest): string {
  * - never a 5xx;
  * - an error is application/json and exactly {error: <its status>, message: <non-empty text>};
  * - only reads succeed (nothing the fuzzers send is a valid write), and a
- *   successful list is empty (the only live token they use has no plants);
+ *   successful list is empty (the only live token they use has no plants
+ *   and no webhook subscription, so no deliveries list either);
  * - no secret (token) is echoed anywhere in the answer, nor a stack trace.
  */
 export function problemsOf(request: HostileRequest, answer: Answer, secrets: string[]): string[] {
@@ -57,6 +58,12 @@ export function problemsOf(request: HostileRequest, answer: Answer, secrets: str
     const path = request.url.split('?')[0];
     if (request.method === 'GET' && path === '/plants' && body !== '[]') {
       problems.push(`a list showed plants to a caller that has none: ${body.slice(0, 200)}`);
+    }
+    if (request.method === 'GET' && path === '/webhooks' && body !== '[]') {
+      problems.push(`a list showed subscriptions to a caller that has none: ${body.slice(0, 200)}`);
+    }
+    if (/^\/webhooks\/[^/]*\/deliveries$/.test(path)) {
+      problems.push(`deliveries shown to a caller with no subscription: ${body.slice(0, 200)}`);
     }
   }
   const everything = JSON.stringify(headers) + body;

@@ -19,6 +19,8 @@ export interface FuzzCredentials {
   revokedToken: string;
   /** Ids the victim owns: the attacker's deletes of them must all be 404s. */
   victimIds: bigint[];
+  /** The victim's webhook subscription: the attacker's deletes and reads of it must be 404s. */
+  victimSubscriptionId?: string;
 }
 
 const INT64_MAX = 2n ** 63n - 1n;
@@ -368,8 +370,28 @@ const query = (credentials: FuzzCredentials) =>
     },
   );
 
+/** The webhook endpoints, with the victim's subscription id or anything else where the id goes. */
+const webhookPath = (credentials: FuzzCredentials) => {
+  const id = fc.oneof(
+    {
+      weight: 2,
+      arbitrary: fc.constant(
+        credentials.victimSubscriptionId ?? '3f1c2a8e-9b7d-4c55-a1e2-6f0d4b8c9e11',
+      ),
+    },
+    { weight: 3, arbitrary: idSegment(credentials) },
+  );
+  return fc.oneof(
+    fc.constant('/webhooks'),
+    fc.constantFrom('/webhooks/', '/webhooks//deliveries', '/WEBHOOKS', '/webhooks/%2e%2e/plants'),
+    id.map((segment) => `/webhooks/${segment}`),
+    id.map((segment) => `/webhooks/${segment}/deliveries`),
+  );
+};
+
 const path = (credentials: FuzzCredentials) =>
   fc.oneof(
+    { weight: 3, arbitrary: webhookPath(credentials) },
     { weight: 4, arbitrary: fc.constant('/plants') },
     { weight: 4, arbitrary: idSegment(credentials).map((id) => `/plants/${id}`) },
     {

@@ -88,8 +88,93 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the caller's webhook subscriptions
+         * @description Without their secrets.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Subscribe to plant-created events
+         * @description Every plant the caller creates from now on is sent to `url` as a `plantCreated` event (see the webhooks section), signed with the returned secret (Standard Webhooks). The secret is shown only in this answer.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook subscription
+         * @description Its pending events are dropped. Another owner's subscription is a 404.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The latest deliveries of a subscription
+         * @description Newest first: each event, its state, attempts and the last outcome.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    plantCreated: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new plant was added to the store
+         * @description Sent to every subscription of the plant's owner (POST /webhooks) once the create is committed, at least once, retried with backoff until the receiver answers 2xx. The body is the NewPlant exactly as stored, without an envelope. Verify webhook-signature (Standard Webhooks: v1, base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}" keyed with the base64-decoded secret after whsec_) before trusting it, and use webhook-id to drop duplicates.
+         */
+        post: operations["plantCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         HealthStatus: {
@@ -133,6 +218,118 @@ export interface components {
              * @example 1
              */
             id: number;
+        };
+        Webhook: {
+            /**
+             * @description The subscription id
+             * @example 3f1c2a8e-9b7d-4c55-a1e2-6f0d4b8c9e11
+             */
+            id: string;
+            /**
+             * @description Where events are sent
+             * @example https://receiver.example.com/hooks/plants
+             */
+            url: string;
+            /**
+             * @description The note given at creation
+             * @example inventory sync
+             */
+            description?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-24T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the receiver answered 410 Gone: no event is sent any more
+             * @example 2026-11-24T13:00:00.000Z
+             */
+            disabledAt?: string;
+        };
+        /** @description A subscription to plant-created events of the caller */
+        NewWebhook: {
+            /**
+             * @description Where events are sent (POST). https, absolute, without user name, password or fragment; http only where the service allows it
+             * @example https://receiver.example.com/hooks/plants
+             */
+            url: string;
+            /**
+             * @description A note for the caller
+             * @example inventory sync
+             */
+            description?: string;
+        };
+        CreatedWebhook: {
+            /**
+             * @description The subscription id
+             * @example 3f1c2a8e-9b7d-4c55-a1e2-6f0d4b8c9e11
+             */
+            id: string;
+            /**
+             * @description Where events are sent
+             * @example https://receiver.example.com/hooks/plants
+             */
+            url: string;
+            /**
+             * @description The note given at creation
+             * @example inventory sync
+             */
+            description?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-24T12:00:00.000Z
+             */
+            createdAt: string;
+            /**
+             * Format: date-time
+             * @description When the receiver answered 410 Gone: no event is sent any more
+             * @example 2026-11-24T13:00:00.000Z
+             */
+            disabledAt?: string;
+            /**
+             * @description The signing secret (Standard Webhooks: whsec_ + base64 of 32 random bytes); shown only in this answer
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3XqyM1BfHmY=
+             */
+            secret: string;
+        };
+        WebhookDelivery: {
+            /**
+             * @description The event id: the webhook-id header, the same on every attempt
+             * @example msg_5b0e3c7d9a1f4e2b8c6d0a9f1e3b5c7d
+             */
+            eventId: string;
+            /**
+             * @example delivered
+             * @enum {string}
+             */
+            state: "pending" | "delivered" | "failed";
+            /**
+             * @description Attempts made so far
+             * @example 1
+             */
+            attempts: number;
+            /**
+             * @description The receiver's last HTTP status
+             * @example 200
+             */
+            lastStatus?: number;
+            /**
+             * @description Why the last attempt failed (a short, sanitised excerpt of the answer at most)
+             * @example receiver answered 500: busy
+             */
+            lastError?: string;
+            /**
+             * Format: date-time
+             * @description When a pending delivery is next tried
+             * @example 2026-11-24T12:00:05.000Z
+             */
+            nextAttemptAt?: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-24T12:00:00.000Z
+             */
+            createdAt: string;
         };
     };
     responses: never;
@@ -524,7 +721,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The caller has no plant with this id */
+            /** @description The caller has no plant (or webhook subscription) with this id */
             404: {
                 headers: {
                     /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
@@ -571,6 +768,492 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's subscriptions */
+            200: {
+                headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    /** @description Requests the token owner may make in the current window (sent while rate limiting is on, also on the errors answered after authentication) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"][];
+                };
+            };
+            /** @description No bearer token, or the token is unknown or revoked (see WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="plants", with error="invalid_token" when the token is unknown or revoked */
+                    "WWW-Authenticate": string;
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The identity provider's access token lacks the scope the operation needs (only when scopes are required; see WWW-Authenticate) */
+            403: {
+                headers: {
+                    /** @description Bearer realm="plants", error="insufficient_scope", scope="<the scope needed>" */
+                    "WWW-Authenticate": string;
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token owner's request budget, or this client's failed-authentication budget, is spent; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected fault; the cause is logged, never sent */
+            500: {
+                headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable, or (JWT callers) the identity provider's keys cannot be fetched; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewWebhook"];
+            };
+        };
+        responses: {
+            /** @description The subscription, with its secret */
+            201: {
+                headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    /** @description Requests the token owner may make in the current window (sent while rate limiting is on, also on the errors answered after authentication) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhook"];
+                };
+            };
+            /** @description The request is invalid; the message says which field and why */
+            400: {
+                headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No bearer token, or the token is unknown or revoked (see WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="plants", with error="invalid_token" when the token is unknown or revoked */
+                    "WWW-Authenticate": string;
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The identity provider's access token lacks the scope the operation needs (only when scopes are required; see WWW-Authenticate) */
+            403: {
+                headers: {
+                    /** @description Bearer realm="plants", error="insufficient_scope", scope="<the scope needed>" */
+                    "WWW-Authenticate": string;
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the limit */
+            413: {
+                headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not application/json */
+            415: {
+                headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token owner's request budget, or this client's failed-authentication budget, is spent; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected fault; the cause is logged, never sent */
+            500: {
+                headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable, or (JWT callers) the identity provider's keys cannot be fetched; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription was deleted */
+            204: {
+                headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    /** @description Requests the token owner may make in the current window (sent while rate limiting is on, also on the errors answered after authentication) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No bearer token, or the token is unknown or revoked (see WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="plants", with error="invalid_token" when the token is unknown or revoked */
+                    "WWW-Authenticate": string;
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The identity provider's access token lacks the scope the operation needs (only when scopes are required; see WWW-Authenticate) */
+            403: {
+                headers: {
+                    /** @description Bearer realm="plants", error="insufficient_scope", scope="<the scope needed>" */
+                    "WWW-Authenticate": string;
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller has no plant (or webhook subscription) with this id */
+            404: {
+                headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token owner's request budget, or this client's failed-authentication budget, is spent; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected fault; the cause is logged, never sent */
+            500: {
+                headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable, or (JWT callers) the identity provider's keys cannot be fetched; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description At most this many deliveries (default 100) */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The subscription id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Newest first */
+            200: {
+                headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    /** @description Requests the token owner may make in the current window (sent while rate limiting is on, also on the errors answered after authentication) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"][];
+                };
+            };
+            /** @description The request is invalid; the message says which field and why */
+            400: {
+                headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No bearer token, or the token is unknown or revoked (see WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="plants", with error="invalid_token" when the token is unknown or revoked */
+                    "WWW-Authenticate": string;
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The identity provider's access token lacks the scope the operation needs (only when scopes are required; see WWW-Authenticate) */
+            403: {
+                headers: {
+                    /** @description Bearer realm="plants", error="insufficient_scope", scope="<the scope needed>" */
+                    "WWW-Authenticate": string;
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller has no plant (or webhook subscription) with this id */
+            404: {
+                headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token owner's request budget, or this client's failed-authentication budget, is spent; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected fault; the cause is logged, never sent */
+            500: {
+                headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable, or (JWT callers) the identity provider's keys cannot be fetched; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    plantCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description The event id, the same on every retry
+                 * @example msg_5b0e3c7d9a1f4e2b8c6d0a9f1e3b5c7d
+                 */
+                "webhook-id": string;
+                /**
+                 * @description When this attempt was signed, in Unix seconds
+                 * @example 1795608000
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description v1, then the base64 HMAC-SHA256 signature
+                 * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+                 */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewPlant"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within the timeout (10 s by default) acknowledges the event; anything else, or no answer, is retried */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the subscription is disabled and receives nothing more */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

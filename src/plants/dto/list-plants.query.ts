@@ -1,4 +1,5 @@
 import { BadRequestException, Injectable, type PipeTransform } from '@nestjs/common';
+import { onlyParameter } from '../../validation/query-parameters.js';
 
 export const LIMIT_MAX = 2_147_483_647;
 export const LIMIT_RULE = `limit must be an integer from 0 to ${LIMIT_MAX}`;
@@ -21,13 +22,7 @@ export interface ListPlantsQuery {
 @Injectable()
 export class ParseListPlantsQueryPipe implements PipeTransform<unknown, ListPlantsQuery> {
   transform(query: unknown): ListPlantsQuery {
-    const { limit, ...others } = (query ?? {}) as Record<string, unknown>;
-    const unknown = Object.keys(others);
-    if (unknown.length > 0) {
-      throw new BadRequestException(
-        unknown.map((name) => `property ${name} should not exist`).join('; '),
-      );
-    }
+    const limit = onlyParameter(query, 'limit');
     if (limit === undefined) return {};
     if (typeof limit === 'string' && /^\d{1,10}$/.test(limit)) {
       const value = Number(limit);

@@ -1,0 +1,24 @@
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/**
+ * Reads WEBHOOK_RETRY_SCHEDULE (already checked by the environment's
+ * pattern), e.g. `5s,30s,2m` -> [5000, 30000, 120000]: the wait before the
+ * 2nd, 3rd and 4th attempt. After the last one a delivery is marked failed.
+ */
+export function parseRetrySchedule(text: string): number[] {
+  return text.split(',').map((item) => {
+    const [, amount, unit] = /^\s*(\d+)(ms|s|m|h|d)\s*$/.exec(item)!;
+    return Number(amount) * UNIT_MS[unit];
+  });
+}
+
+/** Largest share of a wait that jitter adds or takes away. */
+const JITTER = 0.2;
+
+/**
+ * A scheduled wait with ±20 % jitter, so that deliveries that failed together
+ * (a receiver that was down) do not all come back at the same instant.
+ */
+export function withJitter(waitMs: number, random: () => number = Math.random): number {
+  return Math.round(waitMs * (1 - JITTER + 2 * JITTER * random()));
+}

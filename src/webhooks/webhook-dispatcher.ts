@@ -1,0 +1,209 @@
+import { randomUUID } from 'node:crypto';
+import {
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+} from '@nestjs/common';
+import { OutboxSignal } from '../database/outbox-signal.js';
+import { WebhookMetrics } from '../metrics/webhook-metrics.js';
+import { withJitter } from './retry-schedule.js';
+import {
+  type AttemptRecord,
+  type ClaimedDelivery,
+  WebhookDeliveriesRepository,
+} from './webhook-deliveries.repository.js';
+import { WebhookSender } from './webhook-sender.js';
+import { WebhookSettings } from './webhook-settings.js';
+import { WebhookSubscriptionsRepository } from './webhook-subscriptions.repository.js';
+
+/** How long shutdown lets deliveries in flight finish before it gives their claims back. */
+const SHUTDOWN_GRACE_MS = 5000;
+
+/**
+ * Runs in every instance: claims due deliveries (a lease per delivery, see
+ * WebhookDeliveriesRepository), sends them with at most `concurrency` in
+ * flight, and records each attempt: delivered on a 2xx, the subscription
+ * disabled on a 410, otherwise a retry after the next wait of the schedule
+ * (with jitter), or failed once the schedule is spent. It polls, and a
+ * local create wakes it at once (OutboxSignal).
+ */
+@Injectable()
+export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger('Webhooks');
+  private readonly instanceId = randomUUID();
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly shutdown = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private wakeAgain = false;
+  private stopping = false;
+  private unsubscribe = (): void => {};
+
+  constructor(
+    private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly subscriptions: WebhookSubscriptionsRepository,
+    private readonly sender: WebhookSender,
+    private readonly settings: WebhookSettings,
+    private readonly metrics: WebhookMetrics,
+    private readonly outbox: OutboxSignal,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.metrics.countPendingWith(() => this.deliveries.pendingCount());
+    this.unsubscribe = this.outbox.subscribe(() => this.wake());
+    this.wake();
+  }
+
+  /** Looks for due deliveries now (or right after the current pass). */
+  wake(): void {
+    if (this.stopping) return;
+    if (this.running) {
+      this.wakeAgain = true;
+      return;
+    }
+    clearTimeout(this.timer);
+    this.running = this.pass().finally(() => {
+      this.running = undefined;
+      if (this.stopping) return;
+      const wait = this.wakeAgain ? 0 : this.settings.pollIntervalMs;
+      this.wakeAgain = false;
+      this.timer = setTimeout(() => this.wake(), wait);
+    });
+  }
+
+  /** Stops claiming; lets deliveries in flight finish for a while, then gives their claims back. */
+  async onModuleDestroy(): Promise<void> {
+    this.stopping = true;
+    this.unsubscribe();
+    clearTimeout(this.timer);
+    await this.running;
+    const grace = setTimeout(() => this.shutdown.abort(), SHUTDOWN_GRACE_MS);
+    await Promise.all(this.inFlight);
+    clearTimeout(grace);
+    this.shutdown.abort();
+  }
+
+  /** Claims and starts due deliveries until none is due or concurrency is full and the pass must wait. */
+  private async pass(): Promise<void> {
+    try {
+      while (!this.stopping) {
+        const free = this.settings.concurrency - this.inFlight.size;
+        if (free <= 0) {
+          await Promise.race(this.inFlight);
+          continue;
+        }
+        const now = Date.now();
+        const claimed = await this.deliveries.claim(
+          this.instanceId,
+          now,
+          now + this.settings.leaseMs,
+          free,
+        );
+        for (const delivery of claimed) this.start(delivery);
+        if (claimed.length < free) return;
+      }
+    } catch (error) {
+      this.logger.error(`claiming deliveries failed: ${(error as Error).message}`);
+    }
+  }
+
+  private start(delivery: ClaimedDelivery): void {
+    const attempt = this.attempt(delivery)
+      .catch((error: unknown) =>
+        this.logger.error(`delivery ${delivery.id} failed: ${(error as Error).message}`),
+      )
+      .finally(() => this.inFlight.delete(attempt));
+    this.inFlight.add(attempt);
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    const target = await this.subscriptions.target(delivery.subscriptionId);
+    // Deleted meanwhile: its deliveries went with it. Disabled: dropped.
+    if (!target) return;
+    const attempts = delivery.attempts + 1;
+    if (target.disabledAt !== null) {
+      await this.record(delivery, attempts - 1, {
+        state: 'failed',
+        lastStatus: null,
+        lastError: 'subscription disabled',
+        nextAttemptAt: null,
+      });
+      return;
+    }
+    const started = performance.now();
+    const result = await this.sender.send(
+      { url: target.url, secret: target.secret, eventId: delivery.id, body: delivery.payload },
+      this.shutdown.signal,
+    );
+    const seconds = (performance.now() - started) / 1000;
+    if (result.status === undefined && this.shutdown.signal.aborted) {
+      await this.deliveries.releaseClaim(delivery.id, this.instanceId);
+      return;
+    }
+    const outcome = this.outcomeOf(result, attempts);
+    this.metrics.deliveryAttempted(outcome.kind, seconds);
+    // No secret, signature or body: the event, where, and how it went.
+    this.logger.log(
+      `webhook ${delivery.id} to ${new URL(target.url).host} attempt ${attempts}: ` +
+        `${outcome.record.lastStatus ?? outcome.record.lastError} -> ${outcome.kind} (${Math.round(seconds * 1000)} ms)`,
+    );
+    // Disabled first: whoever sees the 410 recorded sees the subscription disabled.
+    if (outcome.kind === 'disabled') {
+      await this.subscriptions.disable(
+        delivery.subscriptionId,
+        Date.now(),
+        'subscription disabled: receiver answered 410 Gone',
+        delivery.id,
+      );
+    }
+    await this.record(delivery, attempts, outcome.record);
+  }
+
+  private outcomeOf(
+    result: Awaited<ReturnType<WebhookSender['send']>>,
+    attempts: number,
+  ): { kind: 'delivered' | 'retry' | 'failed' | 'disabled'; record: AttemptRecord } {
+    const lastStatus = result.status ?? null;
+    if (result.status !== undefined && result.status >= 200 && result.status < 300) {
+      return {
+        kind: 'delivered',
+        record: { state: 'delivered', lastStatus, lastError: null, nextAttemptAt: null },
+      };
+    }
+    const lastError =
+      result.status === undefined
+        ? result.error
+        : `receiver answered ${result.status}${result.excerpt ? `: ${result.excerpt}` : ''}`;
+    if (result.status === 410) {
+      return {
+        kind: 'disabled',
+        record: { state: 'failed', lastStatus, lastError, nextAttemptAt: null },
+      };
+    }
+    const wait = this.settings.retrySchedule[attempts - 1];
+    if (wait === undefined) {
+      return {
+        kind: 'failed',
+        record: { state: 'failed', lastStatus, lastError, nextAttemptAt: null },
+      };
+    }
+    const nextAttemptAt = Date.now() + withJitter(wait);
+    return { kind: 'retry', record: { state: 'pending', lastStatus, lastError, nextAttemptAt } };
+  }
+
+  private async record(
+    delivery: ClaimedDelivery,
+    attempts: number,
+    outcome: AttemptRecord,
+  ): Promise<void> {
+    const held = await this.deliveries.recordAttempt(
+      delivery.id,
+      this.instanceId,
+      attempts,
+      outcome,
+    );
+    if (!held)
+      this.logger.warn(`webhook ${delivery.id}: lease lost before the attempt was recorded`);
+  }
+}

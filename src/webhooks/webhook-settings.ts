@@ -1,0 +1,33 @@
+import { ConfigService } from '@nestjs/config';
+import type { Environment } from '../config/environment.js';
+import { parseRetrySchedule } from './retry-schedule.js';
+
+/** The dispatcher's configuration, read once from the validated environment. */
+export class WebhookSettings {
+  constructor(
+    /** Waits before the 2nd, 3rd… attempt; after the last, a delivery is failed. */
+    readonly retrySchedule: number[],
+    readonly timeoutMs: number,
+    readonly allowHttp: boolean,
+    readonly allowPrivateTargets: boolean,
+    readonly pollIntervalMs: number,
+    readonly concurrency: number,
+    readonly leaseMs: number,
+  ) {}
+
+  static fromConfig(config: ConfigService<Environment, true>): WebhookSettings {
+    const get = <K extends keyof Environment>(key: K): Environment[K] =>
+      config.get(key, { infer: true });
+    const timeoutMs = get('WEBHOOK_TIMEOUT_MS');
+    return new WebhookSettings(
+      parseRetrySchedule(get('WEBHOOK_RETRY_SCHEDULE')),
+      timeoutMs,
+      get('WEBHOOK_ALLOW_HTTP'),
+      get('WEBHOOK_ALLOW_PRIVATE_TARGETS'),
+      get('WEBHOOK_POLL_INTERVAL_MS'),
+      get('WEBHOOK_CONCURRENCY'),
+      // A lease shorter than an attempt would let a second instance send it too.
+      Math.max(get('WEBHOOK_LEASE_MS'), timeoutMs + 1000),
+    );
+  }
+}

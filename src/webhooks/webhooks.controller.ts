@@ -1,0 +1,64 @@
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  HttpStatus,
+  Param,
+  Post,
+  Query,
+} from '@nestjs/common';
+import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import { CallerOwner } from '../auth/caller-owner.decorator.js';
+import { RequiredScope } from '../auth/required-scope.decorator.js';
+import { CreateWebhookDto } from './dto/create-webhook.dto.js';
+import { ParseListDeliveriesQueryPipe } from './dto/list-deliveries.query.js';
+import { WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
+import { CreatedWebhookDto, WebhookDto } from './dto/webhook.dto.js';
+import {
+  ApiCreateWebhook,
+  ApiDeleteWebhook,
+  ApiListWebhookDeliveries,
+  ApiListWebhooks,
+} from './webhooks.openapi.js';
+import { WebhooksService } from './webhooks.service.js';
+
+@ApiTags('webhooks')
+@ApiBearerAuth('bearerAuth')
+// Subscribing sends every new plant to a URL of the caller's choice: a scope of its own (docs/DECISIONS.md).
+@RequiredScope('webhooks:manage')
+@Controller('webhooks')
+export class WebhooksController {
+  constructor(private readonly webhooks: WebhooksService) {}
+
+  @Get()
+  @ApiListWebhooks()
+  list(@CallerOwner() owner: string): Promise<WebhookDto[]> {
+    return this.webhooks.list(owner);
+  }
+
+  @Post()
+  @HttpCode(HttpStatus.CREATED)
+  @ApiCreateWebhook()
+  create(@CallerOwner() owner: string, @Body() body: CreateWebhookDto): Promise<CreatedWebhookDto> {
+    return this.webhooks.create(owner, body);
+  }
+
+  @Delete(':id')
+  @HttpCode(HttpStatus.NO_CONTENT)
+  @ApiDeleteWebhook()
+  async delete(@CallerOwner() owner: string, @Param('id') id: string): Promise<void> {
+    await this.webhooks.delete(owner, id);
+  }
+
+  @Get(':id/deliveries')
+  @ApiListWebhookDeliveries()
+  deliveries(
+    @CallerOwner() owner: string,
+    @Param('id') id: string,
+    @Query(ParseListDeliveriesQueryPipe) limit: number,
+  ): Promise<WebhookDeliveryDto[]> {
+    return this.webhooks.deliveriesOf(owner, id, limit);
+  }
+}

@@ -1,0 +1,178 @@
+import { applyDecorators } from '@nestjs/common';
+import {
+  ApiBody,
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiQuery,
+} from '@nestjs/swagger';
+import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
+import {
+  DELIVERIES_LIMIT_DEFAULT,
+  DELIVERIES_LIMIT_MAX,
+  DELIVERIES_LIMIT_RULE,
+} from './dto/list-deliveries.query.js';
+import { CreateWebhookDto } from './dto/create-webhook.dto.js';
+import { WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
+import { CreatedWebhookDto, WebhookDto } from './dto/webhook.dto.js';
+
+/*
+ * The OpenAPI description of the subscription endpoints, beside the
+ * controller so that it stays thin. The event itself is described in the
+ * document's `webhooks` section (src/openapi/webhooks-section.ts).
+ */
+
+const ID_PARAM = ApiParam({
+  name: 'id',
+  description: 'The subscription id',
+  schema: { type: 'string', example: '3f1c2a8e-9b7d-4c55-a1e2-6f0d4b8c9e11' },
+});
+
+const NOT_FOUND = ['no webhook subscription with this id'];
+const MANAGE_SCOPE = 'the access token lacks the scope this operation needs: webhooks:manage';
+
+const SUBSCRIPTION = {
+  id: '3f1c2a8e-9b7d-4c55-a1e2-6f0d4b8c9e11',
+  url: 'https://receiver.example.com/hooks/plants',
+  description: 'inventory sync',
+  createdAt: '2026-11-24T12:00:00.000Z',
+};
+
+export function ApiCreateWebhook(): MethodDecorator {
+  return applyDecorators(
+    ApiOperation({
+      operationId: 'createWebhook',
+      summary: 'Subscribe to plant-created events',
+      description:
+        'Every plant the caller creates from now on is sent to `url` as a `plantCreated` event (see the webhooks section), signed with the returned secret (Standard Webhooks). The secret is shown only in this answer.',
+    }),
+    ApiBody({
+      type: CreateWebhookDto,
+      examples: {
+        subscription: {
+          summary: 'A receiver with a note',
+          value: { url: SUBSCRIPTION.url, description: SUBSCRIPTION.description },
+        },
+      },
+    }),
+    ApiCreatedResponse({
+      type: CreatedWebhookDto,
+      description: 'The subscription, with its secret',
+      examples: {
+        created: {
+          summary: 'The new subscription and its secret',
+          value: { ...SUBSCRIPTION, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3XqyM1BfHmY=' },
+        },
+      },
+    }),
+    ApiErrorResponses({
+      400: [
+        'url must use https',
+        'url must be an absolute URL such as https://receiver.example.com/hooks',
+      ],
+      401: true,
+      403: [MANAGE_SCOPE],
+      413: true,
+      415: true,
+      429: true,
+      500: true,
+      503: true,
+    }),
+  );
+}
+
+export function ApiListWebhooks(): MethodDecorator {
+  return applyDecorators(
+    ApiOperation({
+      operationId: 'listWebhooks',
+      summary: "List the caller's webhook subscriptions",
+      description: 'Without their secrets.',
+    }),
+    ApiOkResponse({
+      type: WebhookDto,
+      isArray: true,
+      description: "The caller's subscriptions",
+      examples: {
+        one: { summary: 'One subscription', value: [SUBSCRIPTION] },
+        none: { summary: 'No subscription', value: [] },
+      },
+    }),
+    ApiErrorResponses({ 401: true, 403: [MANAGE_SCOPE], 429: true, 500: true, 503: true }),
+  );
+}
+
+export function ApiDeleteWebhook(): MethodDecorator {
+  return applyDecorators(
+    ApiOperation({
+      operationId: 'deleteWebhook',
+      summary: 'Delete a webhook subscription',
+      description: "Its pending events are dropped. Another owner's subscription is a 404.",
+    }),
+    ID_PARAM,
+    ApiNoContentResponse({ description: 'The subscription was deleted' }),
+    ApiErrorResponses({
+      401: true,
+      403: [MANAGE_SCOPE],
+      404: NOT_FOUND,
+      429: true,
+      500: true,
+      503: true,
+    }),
+  );
+}
+
+export function ApiListWebhookDeliveries(): MethodDecorator {
+  return applyDecorators(
+    ApiOperation({
+      operationId: 'listWebhookDeliveries',
+      summary: 'The latest deliveries of a subscription',
+      description: 'Newest first: each event, its state, attempts and the last outcome.',
+    }),
+    ID_PARAM,
+    ApiQuery({
+      name: 'limit',
+      required: false,
+      description: `At most this many deliveries (default ${DELIVERIES_LIMIT_DEFAULT})`,
+      schema: { type: 'integer', format: 'int32', minimum: 1, maximum: DELIVERIES_LIMIT_MAX },
+    }),
+    ApiOkResponse({
+      type: WebhookDeliveryDto,
+      isArray: true,
+      description: 'Newest first',
+      examples: {
+        deliveries: {
+          summary: 'A retried delivery and a delivered one',
+          value: [
+            {
+              eventId: 'msg_9c4f0e1a2b3d4c5e6f708192a3b4c5d6',
+              state: 'pending',
+              attempts: 1,
+              lastStatus: 500,
+              lastError: 'receiver answered 500: busy',
+              nextAttemptAt: '2026-11-24T12:00:06.000Z',
+              createdAt: '2026-11-24T12:00:01.000Z',
+            },
+            {
+              eventId: 'msg_5b0e3c7d9a1f4e2b8c6d0a9f1e3b5c7d',
+              state: 'delivered',
+              attempts: 1,
+              lastStatus: 200,
+              createdAt: '2026-11-24T12:00:00.000Z',
+            },
+          ],
+        },
+      },
+    }),
+    ApiErrorResponses({
+      400: [DELIVERIES_LIMIT_RULE],
+      401: true,
+      403: [MANAGE_SCOPE],
+      404: NOT_FOUND,
+      429: true,
+      500: true,
+      503: true,
+    }),
+  );
+}

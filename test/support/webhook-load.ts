@@ -1,0 +1,76 @@
+import type { ReceivedWebhook } from './webhook-receiver.js';
+
+export const WEBHOOK_TOKEN = 'pst_webhook-durability-token-0123456789abcdefgh';
+
+/** The built service with the receiver's opt-ins, a fast poll, a short timeout and lease. */
+export const WEBHOOK_SERVICE_ENV = {
+  BOOTSTRAP_TOKEN: WEBHOOK_TOKEN,
+  BOOTSTRAP_OWNER: 'durable',
+  LOG_LEVEL: 'info',
+  WEBHOOK_ALLOW_HTTP: 'true',
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+  WEBHOOK_POLL_INTERVAL_MS: '50',
+  WEBHOOK_RETRY_SCHEDULE: '100ms,200ms,400ms,800ms,1s,1s,1s,1s,1s,1s',
+  WEBHOOK_TIMEOUT_MS: '1000',
+  WEBHOOK_LEASE_MS: '2000',
+};
+
+/** Creates plants `ids` through `urls` in turn, `concurrency` at a time; returns the ids answered 200. */
+export async function createPlants(
+  urls: string[],
+  token: string,
+  ids: number[],
+  concurrency = 16,
+): Promise<Set<number>> {
+  const acknowledged = new Set<number>();
+  let next = 0;
+  const worker = async () => {
+    while (next < ids.length) {
+      const index = next++;
+      const id = ids[index];
+      const response = await fetch(`${urls[index % urls.length]}/plants`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: `{"id":${id},"name":"plant ${id}"}`,
+      });
+      await response.text();
+      if (response.status !== 200) throw new Error(`create ${id} answered ${response.status}`);
+      acknowledged.add(id);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return acknowledged;
+}
+
+/** The plant id in a delivered NewPlant body. */
+export const plantIdOf = (request: ReceivedWebhook): number =>
+  Number(/^\{"id":(-?\d+),/.exec(request.body)![1]);
+
+/** Subscribes the token's owner to `url` over HTTP; returns the subscription id. */
+export async function subscribeOver(
+  serviceUrl: string,
+  token: string,
+  url: string,
+): Promise<string> {
+  const response = await fetch(`${serviceUrl}/webhooks`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ url }),
+  });
+  const body = (await response.json()) as { id: string };
+  if (response.status !== 201) throw new Error(`subscribe answered ${response.status}`);
+  return body.id;
+}
+
+/** Waits until `check` holds, polling every 50 ms; throws `describe()` after `timeoutMs`. */
+export async function eventually(
+  check: () => boolean | Promise<boolean>,
+  describe: () => string,
+  timeoutMs = 30_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(describe());
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -1,0 +1,68 @@
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedWebhook {
+  headers: IncomingHttpHeaders;
+  /** The request body, byte for byte (as UTF-8 text). */
+  body: string;
+  at: number;
+}
+
+/** How the receiver answers its n-th request (1-based): a status, or 'hang' (never answer). */
+export type Answer = (n: number, received: ReceivedWebhook) => number | 'hang';
+
+export interface WebhookReceiver {
+  url: string;
+  received: ReceivedWebhook[];
+  answer: Answer;
+  /** Resolves once `count` requests arrived; rejects after `timeoutMs`. */
+  waitFor(count: number, timeoutMs?: number): Promise<ReceivedWebhook[]>;
+  close(): Promise<void>;
+}
+
+/** An HTTP server on 127.0.0.1 that records every webhook it is sent. */
+export async function startReceiver(answer: Answer = () => 200): Promise<WebhookReceiver> {
+  const received: ReceivedWebhook[] = [];
+  const hanging: ServerResponse[] = [];
+  let waiters: Array<() => void> = [];
+  const receiver = { url: '', received, answer } as WebhookReceiver;
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const entry = {
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      };
+      received.push(entry);
+      const status = receiver.answer(received.length, entry);
+      if (status === 'hang') hanging.push(response);
+      else response.writeHead(status, { 'content-type': 'text/plain' }).end(`answer ${status}`);
+      for (const wake of waiters) wake();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+  receiver.waitFor = (count, timeoutMs = 20_000) =>
+    new Promise((resolve, reject) => {
+      const check = () => {
+        if (received.length < count) return;
+        clearTimeout(timer);
+        waiters = waiters.filter((waiter) => waiter !== check);
+        resolve(received);
+      };
+      const timer = setTimeout(() => {
+        waiters = waiters.filter((waiter) => waiter !== check);
+        reject(new Error(`received ${received.length} webhooks, not ${count}, in ${timeoutMs} ms`));
+      }, timeoutMs);
+      waiters.push(check);
+      check();
+    });
+  receiver.close = async () => {
+    for (const response of hanging) response.destroy();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  };
+  return receiver;
+}

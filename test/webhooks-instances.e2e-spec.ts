@@ -1,0 +1,112 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { killHard, type ServiceProcess, startService } from './support/service-process.js';
+import { createTestDatabase, databaseKinds, type TestDatabase } from './support/test-database.js';
+import {
+  createPlants,
+  eventually,
+  plantIdOf,
+  subscribeOver,
+  WEBHOOK_SERVICE_ENV,
+  WEBHOOK_TOKEN as TOKEN,
+} from './support/webhook-load.js';
+import { startReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
+
+const range = (from: number, count: number) => Array.from({ length: count }, (_, i) => from + i);
+
+describe.skipIf(!databaseKinds().includes('postgres'))(
+  'webhooks from two service processes on one PostgreSQL database',
+  () => {
+    let database: TestDatabase;
+    let dirs: string[];
+    let services: ServiceProcess[] = [];
+    const receivers: WebhookReceiver[] = [];
+    beforeAll(async () => {
+      database = await createTestDatabase('postgres');
+      dirs = [
+        await mkdtemp(join(tmpdir(), 'plant-store-a-')),
+        await mkdtemp(join(tmpdir(), 'plant-store-b-')),
+      ];
+      // A timeout and lease that a loaded two-core machine cannot outrun: an
+      // attempt that timed out after the receiver answered would be sent again.
+      const env = {
+        ...WEBHOOK_SERVICE_ENV,
+        DATABASE_URL: database.url,
+        WEBHOOK_TIMEOUT_MS: '5000',
+        WEBHOOK_LEASE_MS: '8000',
+      };
+      services = [await startService(dirs[0], env), await startService(dirs[1], env)];
+    });
+    afterAll(async () => {
+      for (const service of services) await killHard(service);
+      for (const receiver of receivers) await receiver.close();
+      await database.drop();
+      for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+    });
+
+    it('delivers 1,000 creates made through both as 1,000 distinct events, none twice', async () => {
+      const receiver = await startReceiver(() => 200);
+      receivers.push(receiver);
+      await subscribeOver(services[0].url, TOKEN, receiver.url);
+      const ids = range(1, 1000);
+      const acknowledged = await createPlants(
+        services.map((s) => s.url),
+        TOKEN,
+        ids,
+      );
+      expect(acknowledged.size).toBe(1000);
+      await eventually(
+        () => new Set(receiver.received.map(plantIdOf)).size >= 1000,
+        () => `${new Set(receiver.received.map(plantIdOf)).size} of 1000 events delivered`,
+      );
+      // Time for a duplicate to show up, if there were one.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const eventIds = new Set(receiver.received.map((r) => r.headers['webhook-id']));
+      const plantIds = new Set(receiver.received.map(plantIdOf));
+      expect({
+        requests: receiver.received.length,
+        events: eventIds.size,
+        plants: plantIds.size,
+      }).toEqual({
+        requests: 1000,
+        events: 1000,
+        plants: 1000,
+      });
+      // Both instances did part of the work (each logs one line per attempt).
+      for (const service of services)
+        expect(service.output()).toMatch(/webhook msg_\w+ to 127\.0\.0\.1/);
+      // The attempt log lines carry neither a body nor a signature.
+      const logs = services.map((service) => service.output()).join('');
+      expect(logs).not.toMatch(/"name":"plant|v1,[A-Za-z0-9+/]{20}/);
+    });
+
+    it('still delivers every event at least once when one instance is killed mid-delivery', async () => {
+      const answered = new Set<number>();
+      let answering = false;
+      const receiver = await startReceiver((_, request) => {
+        if (!answering) return 'hang';
+        answered.add(plantIdOf(request));
+        return 200;
+      });
+      receivers.push(receiver);
+      await subscribeOver(services[0].url, TOKEN, receiver.url);
+      const ids = range(10_001, 300);
+      await createPlants(
+        services.map((s) => s.url),
+        TOKEN,
+        ids,
+      );
+      // Deliveries in flight on both instances, then one dies holding its claims.
+      await receiver.waitFor(20);
+      await killHard(services[0]);
+      answering = true;
+      await eventually(
+        () => answered.size >= ids.length,
+        () => `${answered.size} of ${ids.length} events delivered after the kill`,
+      );
+      expect([...answered].sort((a, b) => a - b)).toEqual(ids);
+    });
+  },
+);

@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import { expectError } from './support/expect-error.js';
+import { useTestApp } from './support/test-app.js';
+import { databaseKinds } from './support/test-database.js';
+import { webhooksClient } from './support/webhooks-client.js';
+
+describe.each(databaseKinds())('webhook subscriptions on %s', (kind) => {
+  // https only here: WEBHOOK_ALLOW_HTTP is off.
+  const t = useTestApp(kind);
+
+  it('creates (201, secret shown once), lists without secrets, and deletes', async () => {
+    const { auth } = await t.current.newCaller();
+    const hooks = webhooksClient(t.current, auth);
+    const created = await hooks.subscribe('https://receiver.example.com/hooks?x=1', 'sync');
+    expect(Object.keys(created).sort()).toEqual([
+      'createdAt',
+      'description',
+      'id',
+      'secret',
+      'url',
+    ]);
+    expect(created.url).toBe('https://receiver.example.com/hooks?x=1');
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(created.secret.slice(6), 'base64')).toHaveLength(32);
+    const plain = await hooks.subscribe('https://other.example.com/');
+    expect(plain).not.toHaveProperty('description');
+
+    const list = await t.current.http().get('/webhooks').set('Authorization', auth);
+    expect(list.status).toBe(200);
+    expect(list.body).toHaveLength(2);
+    expect(JSON.stringify(list.body)).not.toContain('whsec_');
+    expect(list.body.map((s: { id: string }) => s.id).sort()).toEqual(
+      [created.id, plain.id].sort(),
+    );
+
+    const deleted = await t.current
+      .http()
+      .delete(`/webhooks/${created.id}`)
+      .set('Authorization', auth);
+    expect(deleted.status).toBe(204);
+    expect(deleted.text).toBe('');
+    const after = await t.current.http().get('/webhooks').set('Authorization', auth);
+    expect(after.body.map((s: { id: string }) => s.id)).toEqual([plain.id]);
+    expectError(
+      await t.current.http().delete(`/webhooks/${created.id}`).set('Authorization', auth),
+      404,
+      /no webhook subscription with this id/,
+    );
+  });
+
+  it('keeps owners apart: no listing, deleting or reading deliveries of another owner', async () => {
+    const alice = await t.current.newCaller();
+    const bob = await t.current.newCaller();
+    const bobs = await webhooksClient(t.current, bob.auth).subscribe('https://bob.example.com/');
+    const aliceList = await t.current.http().get('/webhooks').set('Authorization', alice.auth);
+    expect(aliceList.body).toEqual([]);
+    expectError(
+      await t.current.http().delete(`/webhooks/${bobs.id}`).set('Authorization', alice.auth),
+      404,
+    );
+    expectError(
+      await t.current
+        .http()
+        .get(`/webhooks/${bobs.id}/deliveries`)
+        .set('Authorization', alice.auth),
+      404,
+    );
+    // Still there for bob.
+    const bobList = await t.current.http().get('/webhooks').set('Authorization', bob.auth);
+    expect(bobList.body.map((s: { id: string }) => s.id)).toEqual([bobs.id]);
+  });
+
+  it('answers 400 saying why a URL or body is refused', async () => {
+    const { auth } = await t.current.newCaller();
+    const post = (body: unknown) =>
+      t.current
+        .http()
+        .post('/webhooks')
+        .set('Authorization', auth)
+        .send(body as object);
+    expectError(await post({ url: 'http://receiver.example.com/' }), 400, /^url must use https$/);
+    expectError(await post({ url: 'not a url' }), 400, /^url must be an absolute URL/);
+    expectError(await post({ url: 'https://u:p@example.com/' }), 400, /user name or password/);
+    expectError(await post({ url: 'https://example.com/#f' }), 400, /fragment/);
+    expectError(await post({ url: 5 }), 400, /url must be a string/);
+    expectError(await post({}), 400, /url/);
+    expectError(
+      await post({ url: `https://example.com/${'a'.repeat(2048)}` }),
+      400,
+      /at most 2048/,
+    );
+    expectError(
+      await post({ url: 'https://example.com/', secret: 'x' }),
+      400,
+      /property secret should not exist/,
+    );
+    expectError(
+      await post({ url: 'https://example.com/', description: 'd'.repeat(256) }),
+      400,
+      /description/,
+    );
+  });
+
+  it('answers 401 without a token, 404 for an unknown id, 400 for a bad limit', async () => {
+    expectError(await t.current.http().get('/webhooks'), 401);
+    expectError(await t.current.http().post('/webhooks').send({ url: 'https://a.example/' }), 401);
+    const { auth } = await t.current.newCaller();
+    expectError(
+      await t.current.http().get('/webhooks/nope/deliveries').set('Authorization', auth),
+      404,
+    );
+    const { id } = await webhooksClient(t.current, auth).subscribe('https://a.example/');
+    for (const limit of ['0', '1001', 'abc', '-1', '1.5', '']) {
+      expectError(
+        await t.current
+          .http()
+          .get(`/webhooks/${id}/deliveries?limit=${limit}`)
+          .set('Authorization', auth),
+        400,
+        /limit must be an integer from 1 to 1000/,
+      );
+    }
+    expectError(
+      await t.current
+        .http()
+        .get(`/webhooks/${id}/deliveries?colour=red`)
+        .set('Authorization', auth),
+      400,
+      /property colour should not exist/,
+    );
+  });
+});

@@ -12,6 +12,7 @@ import {
 } from './support/otlp-receiver.js';
 import { killHard, type ServiceProcess, startService } from './support/service-process.js';
 import { TcpProxy } from './support/tcp-proxy.js';
+import { startReceiver } from './support/webhook-receiver.js';
 import { createTestDatabase, databaseKinds, type TestDatabase } from './support/test-database.js';
 
 const TOKEN = `pst_tracing-test-${randomBytes(16).toString('hex')}`;
@@ -124,6 +125,11 @@ describe.each(databaseKinds())('tracing with OpenTelemetry on %s', (kind) => {
         OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
         OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
         OTEL_BSP_SCHEDULE_DELAY: '100',
+        // Webhook receivers here are on 127.0.0.1 over http; one quick retry.
+        WEBHOOK_ALLOW_HTTP: 'true',
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+        WEBHOOK_POLL_INTERVAL_MS: '50',
+        WEBHOOK_RETRY_SCHEDULE: '100ms',
       });
     });
     afterAll(async () => {
@@ -272,6 +278,84 @@ describe.each(databaseKinds())('tracing with OpenTelemetry on %s', (kind) => {
         locker.close();
       }
     }
+
+    it('sends each webhook attempt as a client span linked to the create, with no secret or signature', async () => {
+      // Subscribed here: the creates of the tests before this one sent nothing.
+      const caller = AUTH;
+      // The first attempt fails (503), the retry is delivered.
+      const webhooks = await startReceiver((n) => (n === 1 ? 503 : 200));
+      try {
+        const subscribed = await fetch(`${service.url}/webhooks`, {
+          method: 'POST',
+          headers: { ...caller, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ url: `${webhooks.url}/hooks?tenant=plants` }),
+        });
+        expect(subscribed.status, await subscribed.clone().text()).toBe(201);
+        const { secret } = (await subscribed.json()) as { secret: string };
+
+        const traceId = randomHex(16);
+        const created = await fetch(`${service.url}/plants`, {
+          method: 'POST',
+          headers: {
+            ...caller,
+            'Content-Type': 'application/json',
+            traceparent: `00-${traceId}-${randomHex(8)}-01`,
+          },
+          body: '{"id":9007199254740993,"name":"Traced"}',
+        });
+        expect(created.status).toBe(200);
+        const [first, second] = await webhooks.waitFor(2, 10_000);
+        expect(second.body).toBe('{"id":9007199254740993,"name":"Traced"}');
+        // The receiver gets no trace header of the service's.
+        expect(first.headers.traceparent).toBeUndefined();
+        const eventId = String(first.headers['webhook-id']);
+
+        const create = await receiver.waitFor((spans) =>
+          serverSpan(spans, traceId, 'POST /plants'),
+        );
+        const deliveries = await receiver.waitFor((spans) => {
+          const found = spans.filter(
+            (s) => s.kind === SPAN_KIND.CLIENT && s.attributes['webhook.id'] === eventId,
+          );
+          return found.length === 2 ? found : undefined;
+        });
+        deliveries.sort(
+          (a, b) =>
+            Number(a.attributes['http.response.status_code']) -
+            Number(b.attributes['http.response.status_code']),
+        );
+        const [delivered, refused] = deliveries;
+        for (const span of deliveries) {
+          // A trace of its own, linked to the create's.
+          expect(span.traceId).not.toBe(traceId);
+          expect(span.parentSpanId).toBeUndefined();
+          expect(span.links.map((l) => l.traceId)).toEqual([traceId]);
+          expect(span.attributes).toMatchObject({
+            'http.request.method': 'POST',
+            'server.address': '127.0.0.1',
+            'url.full': `${webhooks.url}/hooks`,
+          });
+        }
+        expect(delivered.attributes['http.response.status_code']).toBe(200);
+        expect(delivered.status.code).toBe(STATUS_CODE.UNSET);
+        expect(refused.attributes['http.response.status_code']).toBe(503);
+        expect(refused.status.code).toBe(STATUS_CODE.ERROR);
+        expect(create.traceId).toBe(traceId);
+
+        const signatures = [first, second].map((r) => String(r.headers['webhook-signature']));
+        const key = secret.replace(/^whsec_/, '');
+        for (const span of receiver.spans) {
+          const exported = JSON.stringify([span.attributes, span.events, span.links]);
+          expect(exported).not.toContain(key);
+          for (const signature of signatures) {
+            expect(exported).not.toContain(signature.replace(/^v1,/, ''));
+          }
+          expect(exported).not.toContain('tenant=plants');
+        }
+      } finally {
+        await webhooks.close();
+      }
+    });
 
     it('puts no token in any exported attribute, and redacts token query parameters', async () => {
       const traceId = randomHex(16);

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { SqlStatements, type Statement } from '../database/sql-statements.js';
+import { currentTraceparent } from '../tracing/trace-hooks.js';
 
 /** A plant as a list shows it. */
 export interface PlantRow {
@@ -46,15 +47,15 @@ export class PlantsRepository {
     // statements in one synchronous transaction.
     this.insertEvents = statements.prepare(
       'plants_insert_events',
-      `INSERT INTO webhook_deliveries (id, subscription_id, payload, state, attempts, next_attempt_at, created_at)
-       SELECT 'msg_' || lower(hex(randomblob(16))), s.id, ?, 'pending', 0, ?, ?
+      `INSERT INTO webhook_deliveries (id, subscription_id, payload, state, attempts, next_attempt_at, created_at, trace_parent)
+       SELECT 'msg_' || lower(hex(randomblob(16))), s.id, ?, 'pending', 0, ?, ?, ?
        FROM webhook_subscriptions s WHERE s.owner = ? AND s.disabled_at IS NULL`,
     );
     this.insertWithEvents = statements.prepare(
       'plants_insert_with_events',
       `WITH p AS (INSERT INTO plants (owner, id, name, tag) VALUES (?, ?, ?, ?) RETURNING owner)
-       INSERT INTO webhook_deliveries (id, subscription_id, payload, state, attempts, next_attempt_at, created_at)
-       SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), s.id, ?, 'pending', 0, ?, ?
+       INSERT INTO webhook_deliveries (id, subscription_id, payload, state, attempts, next_attempt_at, created_at, trace_parent)
+       SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), s.id, ?, 'pending', 0, ?, ?, ?
        FROM webhook_subscriptions s JOIN p ON s.owner = p.owner WHERE s.disabled_at IS NULL`,
     );
     this.findOneById = statements.prepare(
@@ -93,12 +94,14 @@ export class PlantsRepository {
     event: string,
   ): Promise<number> {
     const now = Date.now();
+    // The create's trace, for the deliveries' spans to link to (none with tracing off).
+    const traceparent = currentTraceparent() ?? null;
     if (this.statements.dialect === 'postgres') {
-      return this.insertWithEvents.run([owner, id, name, tag, event, now, now]);
+      return this.insertWithEvents.run([owner, id, name, tag, event, now, now, traceparent]);
     }
     const [, events] = await this.statements.transaction([
       [this.insertOne, [owner, id, name, tag]],
-      [this.insertEvents, [event, now, now, owner]],
+      [this.insertEvents, [event, now, now, traceparent, owner]],
     ]);
     return events;
   }

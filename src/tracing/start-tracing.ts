@@ -16,6 +16,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { createAddHookMessageChannel } from 'import-in-the-middle';
 import { SECRET_PARAMETERS } from '../logging/log-redaction.js';
 import { BetterSqlite3Instrumentation } from './better-sqlite3.instrumentation.js';
+import { otelTraceHooks } from './otel-trace-hooks.js';
+import { installTraceHooks } from './trace-hooks.js';
 
 /** service.name unless OTEL_SERVICE_NAME or OTEL_RESOURCE_ATTRIBUTES says otherwise. */
 const DEFAULT_SERVICE_NAME = 'plant-store';
@@ -69,6 +71,12 @@ export async function startTracing(): Promise<void> {
     instrumentations: [
       new HttpInstrumentation({
         ignoreIncomingRequestHook: untraced,
+        // A webhook delivery has its own client span (otel-trace-hooks.ts), whose
+        // URL leaves out the query; no second span, no trace header to the receiver.
+        ignoreOutgoingRequestHook: (options) => {
+          const headers = typeof options === 'string' ? undefined : options.headers;
+          return headers !== undefined && !Array.isArray(headers) && 'webhook-id' in headers;
+        },
         redactedQueryParamsServer: REDACTED_QUERY_PARAMETERS,
         applyCustomAttributesOnSpan: (span: Span, _request, response) => {
           const { statusCode } = response as ServerResponse;
@@ -93,6 +101,8 @@ export async function startTracing(): Promise<void> {
     ],
   });
   sdk.start();
+  // Webhook deliveries: the create's traceparent stored with each, and a client span per attempt.
+  installTraceHooks(otelTraceHooks);
 
   // The service exits right after closing its server (SIGTERM): the spans
   // still in the batch go out first, for FLUSH_TIMEOUT_MS at most. An

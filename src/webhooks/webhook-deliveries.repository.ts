@@ -20,6 +20,8 @@ export interface ClaimedDelivery {
   subscriptionId: string;
   payload: string;
   attempts: number;
+  /** The traceparent of the create that wrote it, when that was traced. */
+  traceParent: string | null;
 }
 
 /** How one attempt ended, as recorded. */
@@ -55,7 +57,8 @@ export class WebhookDeliveriesRepository {
       `UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ?
        WHERE id IN (SELECT id FROM webhook_deliveries WHERE ${DUE}
                     ORDER BY next_attempt_at LIMIT ? ${lock})
-       RETURNING id, subscription_id AS "subscriptionId", payload, attempts`,
+       RETURNING id, subscription_id AS "subscriptionId", payload, attempts,
+         trace_parent AS "traceParent"`,
     );
     this.record = statements.prepare(
       'webhook_deliveries_record',

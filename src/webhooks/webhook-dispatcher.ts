@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import { OutboxSignal } from '../database/outbox-signal.js';
 import { WebhookMetrics } from '../metrics/webhook-metrics.js';
+import { inClientSpan } from '../tracing/trace-hooks.js';
 import { withJitter } from './retry-schedule.js';
 import {
   type AttemptRecord,
@@ -132,9 +133,17 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       return;
     }
     const started = performance.now();
-    const result = await this.sender.send(
-      { url: target.url, secret: target.secret, eventId: delivery.id, body: delivery.payload },
-      this.shutdown.signal,
+    // A client span per attempt, linked to the create that wrote the delivery
+    // (no-ops with tracing off). Its attributes: method, URL without query, status, event id.
+    const result = await inClientSpan(
+      'webhook POST',
+      delivery.traceParent ?? undefined,
+      { method: 'POST', url: target.url, attributes: { 'webhook.id': delivery.id } },
+      () =>
+        this.sender.send(
+          { url: target.url, secret: target.secret, eventId: delivery.id, body: delivery.payload },
+          this.shutdown.signal,
+        ),
     );
     const seconds = (performance.now() - started) / 1000;
     if (result.status === undefined && this.shutdown.signal.aborted) {

@@ -44,6 +44,9 @@ export class Webhooks1764000000000 implements MigrationInterface {
           { name: 'last_status', type: 'integer', isNullable: true },
           { name: 'last_error', type: 'varchar', length: '300', isNullable: true },
           { name: 'created_at', type: 'bigint', isNullable: false },
+          // The W3C traceparent of the create that wrote the row, when traced: the
+          // delivery's spans link to it.
+          { name: 'trace_parent', type: 'varchar', length: '55', isNullable: true },
         ],
         foreignKeys: [
           {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { expectError } from './support/expect-error.js';
 import { useTestApp } from './support/test-app.js';
@@ -105,10 +106,20 @@ describe.each(databaseKinds())('webhook subscriptions on %s', (kind) => {
     expectError(await t.current.http().get('/webhooks'), 401);
     expectError(await t.current.http().post('/webhooks').send({ url: 'https://a.example/' }), 401);
     const { auth } = await t.current.newCaller();
-    expectError(
-      await t.current.http().get('/webhooks/nope/deliveries').set('Authorization', auth),
-      404,
-    );
+    // Ids are UUIDs the service made: anything else names no subscription, and
+    // never reaches the database (PostgreSQL refuses a NUL in a text parameter).
+    for (const id of ['nope', '%00', `${randomUUID()}%00`, 'x'.repeat(60)]) {
+      expectError(
+        await t.current.http().get(`/webhooks/${id}/deliveries`).set('Authorization', auth),
+        404,
+        /no webhook subscription with this id/,
+      );
+      expectError(
+        await t.current.http().delete(`/webhooks/${id}`).set('Authorization', auth),
+        404,
+        /no webhook subscription with this id/,
+      );
+    }
     const { id } = await webhooksClient(t.current, auth).subscribe('https://a.example/');
     for (const limit of ['0', '1001', 'abc', '-1', '1.5', '']) {
       expectError(

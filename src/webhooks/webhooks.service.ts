@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import { isUUID } from 'class-validator';
 import type { CreateWebhookDto } from './dto/create-webhook.dto.js';
 import { WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
 import { CreatedWebhookDto, WebhookDto } from './dto/webhook.dto.js';
@@ -67,11 +68,15 @@ export class WebhooksService {
 
   /** Deletes the subscription; its pending deliveries are dropped with it. */
   async delete(owner: string, id: string): Promise<void> {
-    if (!(await this.subscriptions.delete(owner, id))) throw new NotFoundException(NOT_FOUND);
+    if (!isUUID(id) || !(await this.subscriptions.delete(owner, id))) {
+      throw new NotFoundException(NOT_FOUND);
+    }
   }
 
   async deliveriesOf(owner: string, id: string, limit: number): Promise<WebhookDeliveryDto[]> {
-    if (!(await this.subscriptions.findOwned(owner, id))) throw new NotFoundException(NOT_FOUND);
+    if (!isUUID(id) || !(await this.subscriptions.findOwned(owner, id))) {
+      throw new NotFoundException(NOT_FOUND);
+    }
     return (await this.deliveries.latestOf(id, limit)).map(toDeliveryDto);
   }
 }

@@ -86,7 +86,14 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
       origin: env.CORS_ORIGINS,
       methods: ['GET', 'POST', 'DELETE'],
       allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
-      exposedHeaders: ['X-Request-Id', 'Retry-After', 'WWW-Authenticate'],
+      exposedHeaders: [
+        'X-Request-Id',
+        'Retry-After',
+        'WWW-Authenticate',
+        'X-RateLimit-Limit',
+        'X-RateLimit-Remaining',
+        'X-RateLimit-Reset',
+      ],
       maxAge: 600,
     });
   }

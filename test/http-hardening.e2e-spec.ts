@@ -114,6 +114,24 @@ describe('HTTP hardening (configured)', () => {
       .set('Origin', 'https://evil.example')
       .set('Access-Control-Request-Method', 'POST');
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
+
+    // A page can read the headers a client acts on, the quota's included.
+    const { auth } = await t.current.newCaller();
+    const listed = await t.current
+      .http()
+      .get('/plants')
+      .set('Origin', 'https://app.example')
+      .set('Authorization', auth)
+      .expect(200);
+    expect(listed.headers['access-control-allow-origin']).toBe('https://app.example');
+    expect(String(listed.headers['access-control-expose-headers']).split(/,\s*/)).toEqual([
+      'X-Request-Id',
+      'Retry-After',
+      'WWW-Authenticate',
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-RateLimit-Reset',
+    ]);
   });
 
   it('closes a connection whose client stalls half-way through its headers', async () => {

@@ -143,7 +143,10 @@ export async function listPlants(store: Store, owner: string, query: Record<stri
 /** 200 with the plant; an exact replay 200 too; the id taken by another plant 409. */
 export async function createPlant(store: Store, owner: string, body: unknown) {
   const plant = newPlant(body);
-  if (await store.insert(owner, plant.id, plant.name, plant.tag)) return toPlant(plant);
+  // The plant-created event's body, the NewPlant with its exact id, as the service stores it.
+  const tagPart = plant.tag === null ? '' : `,"tag":${JSON.stringify(plant.tag)}`;
+  const event = `{"id":${plant.id},"name":${JSON.stringify(plant.name)}${tagPart}}`;
+  if (await store.insert(owner, plant.id, plant.name, plant.tag, event)) return toPlant(plant);
   const existing = await store.find(owner, plant.id);
   if (existing && existing.name === plant.name && existing.tag === plant.tag) {
     return toPlant(existing);

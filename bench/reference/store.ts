@@ -10,8 +10,18 @@ export interface PlantRow {
 export interface Store {
   ownerOf(tokenHash: string): Promise<string | undefined>;
   list(owner: string, limit: number): Promise<PlantRow[]>;
-  /** false on a primary-key violation (the id is taken for this owner). */
-  insert(owner: string, id: bigint, name: string, tag: string | null): Promise<boolean>;
+  /**
+   * The plant and, in the same transaction, one pending delivery of `event` per
+   * active webhook subscription of the owner: the service's outbox write.
+   * false on a primary-key violation (the id is taken for this owner).
+   */
+  insert(
+    owner: string,
+    id: bigint,
+    name: string,
+    tag: string | null,
+    event: string,
+  ): Promise<boolean>;
   find(owner: string, id: bigint): Promise<PlantRow | undefined>;
   remove(owner: string, id: bigint): Promise<boolean>;
   close(): Promise<void>;
@@ -26,10 +36,20 @@ export const SCHEMA: Readonly<Record<'sqlite' | 'postgres', readonly string[]>> 
   sqlite: [
     'CREATE TABLE IF NOT EXISTS "plants" ("owner" varchar(64) NOT NULL, "id" bigint NOT NULL, "name" varchar(255) NOT NULL, "tag" varchar(255), PRIMARY KEY ("owner", "id"))',
     'CREATE TABLE IF NOT EXISTS "api_tokens" ("id" varchar(36) PRIMARY KEY NOT NULL, "token_hash" varchar(64) NOT NULL, "owner" varchar(64) NOT NULL, "label" varchar(255), "created_at" varchar(32) NOT NULL, "revoked_at" varchar(32), CONSTRAINT "UQ_api_tokens_token_hash" UNIQUE ("token_hash"))',
+    'CREATE TABLE IF NOT EXISTS "webhook_subscriptions" ("id" varchar(36) PRIMARY KEY NOT NULL, "owner" varchar(64) NOT NULL, "url" varchar(2048) NOT NULL, "description" varchar(255), "secret" varchar(64) NOT NULL, "created_at" bigint NOT NULL, "disabled_at" bigint)',
+    'CREATE INDEX IF NOT EXISTS "webhook_subscriptions_owner" ON "webhook_subscriptions" ("owner")',
+    'CREATE TABLE IF NOT EXISTS "webhook_deliveries" ("id" varchar(40) PRIMARY KEY NOT NULL, "subscription_id" varchar(36) NOT NULL, "payload" text NOT NULL, "state" varchar(16) NOT NULL, "attempts" integer NOT NULL DEFAULT (0), "next_attempt_at" bigint, "lease_owner" varchar(36), "lease_until" bigint, "last_status" integer, "last_error" varchar(300), "created_at" bigint NOT NULL, "trace_parent" varchar(55), FOREIGN KEY ("subscription_id") REFERENCES "webhook_subscriptions" ("id") ON DELETE CASCADE)',
+    'CREATE INDEX IF NOT EXISTS "webhook_deliveries_due" ON "webhook_deliveries" ("state", "next_attempt_at")',
+    'CREATE INDEX IF NOT EXISTS "webhook_deliveries_subscription" ON "webhook_deliveries" ("subscription_id", "created_at")',
   ],
   postgres: [
     'CREATE TABLE IF NOT EXISTS plants (owner character varying(64) NOT NULL, id bigint NOT NULL, name character varying(255) NOT NULL, tag character varying(255), PRIMARY KEY (owner, id))',
     'CREATE TABLE IF NOT EXISTS api_tokens (id character varying(36) PRIMARY KEY, token_hash character varying(64) NOT NULL UNIQUE, owner character varying(64) NOT NULL, label character varying(255), created_at character varying(32) NOT NULL, revoked_at character varying(32))',
+    'CREATE TABLE IF NOT EXISTS webhook_subscriptions (id character varying(36) PRIMARY KEY, owner character varying(64) NOT NULL, url character varying(2048) NOT NULL, description character varying(255), secret character varying(64) NOT NULL, created_at bigint NOT NULL, disabled_at bigint)',
+    'CREATE INDEX IF NOT EXISTS webhook_subscriptions_owner ON webhook_subscriptions (owner)',
+    'CREATE TABLE IF NOT EXISTS webhook_deliveries (id character varying(40) PRIMARY KEY, subscription_id character varying(36) NOT NULL REFERENCES webhook_subscriptions (id) ON DELETE CASCADE, payload text NOT NULL, state character varying(16) NOT NULL, attempts integer NOT NULL DEFAULT 0, next_attempt_at bigint, lease_owner character varying(36), lease_until bigint, last_status integer, last_error character varying(300), created_at bigint NOT NULL, trace_parent character varying(55))',
+    'CREATE INDEX IF NOT EXISTS webhook_deliveries_due ON webhook_deliveries (state, next_attempt_at)',
+    'CREATE INDEX IF NOT EXISTS webhook_deliveries_subscription ON webhook_deliveries (subscription_id, created_at)',
   ],
 };
 
@@ -55,6 +75,19 @@ function sqliteStore(file: string, busyTimeoutMs: number): Store {
     'SELECT name, tag FROM plants WHERE owner = ? ORDER BY id LIMIT ?',
   );
   const insert = db.prepare('INSERT INTO plants (owner, id, name, tag) VALUES (?, ?, ?, ?)');
+  const insertEvents = db.prepare(
+    `INSERT INTO webhook_deliveries (id, subscription_id, payload, state, attempts, next_attempt_at, created_at, trace_parent)
+     SELECT 'msg_' || lower(hex(randomblob(16))), s.id, ?, 'pending', 0, ?, ?, NULL
+     FROM webhook_subscriptions s WHERE s.owner = ? AND s.disabled_at IS NULL`,
+  );
+  // BEGIN IMMEDIATE, like the service: a writer takes the lock first.
+  const insertWithEvents = db.transaction(
+    (o: string, id: bigint, name: string, tag: string | null, event: string) => {
+      insert.run(o, id, name, tag);
+      const now = Date.now();
+      insertEvents.run(event, now, now, o);
+    },
+  );
   const find = db.prepare<[string, bigint], PlantRow>(
     'SELECT name, tag FROM plants WHERE owner = ? AND id = ?',
   );
@@ -62,9 +95,9 @@ function sqliteStore(file: string, busyTimeoutMs: number): Store {
   return {
     ownerOf: async (hash) => owner.get(hash),
     list: async (o, limit) => list.all(o, limit),
-    insert: async (o, id, name, tag) => {
+    insert: async (o, id, name, tag, event) => {
       try {
-        insert.run(o, id, name, tag);
+        insertWithEvents.immediate(o, id, name, tag, event);
         return true;
       } catch (error) {
         if ((error as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return false;
@@ -108,14 +141,18 @@ async function postgresStore(url: string, poolSize: number): Promise<Store> {
           [owner, limit],
         )
       ).rows,
-    insert: async (owner, id, name, tag) => {
+    insert: async (owner, id, name, tag, event) => {
       try {
-        await query('insert', 'INSERT INTO plants (owner, id, name, tag) VALUES ($1, $2, $3, $4)', [
-          owner,
-          id.toString(),
-          name,
-          tag,
-        ]);
+        const now = Date.now();
+        // Plant and events in one statement, as the service writes them.
+        await query(
+          'insert',
+          `WITH p AS (INSERT INTO plants (owner, id, name, tag) VALUES ($1, $2, $3, $4) RETURNING owner)
+           INSERT INTO webhook_deliveries (id, subscription_id, payload, state, attempts, next_attempt_at, created_at, trace_parent)
+           SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), s.id, $5, 'pending', 0, $6, $7, NULL
+           FROM webhook_subscriptions s JOIN p ON s.owner = p.owner WHERE s.disabled_at IS NULL`,
+          [owner, id.toString(), name, tag, event, now, now],
+        );
         return true;
       } catch (error) {
         if ((error as { code?: string }).code === '23505') return false;

@@ -11,7 +11,7 @@ import { sendError } from './errors/http-error.filter.js';
 import { jsonBodyParser } from './http/lossless-json.parser.js';
 import { closeConnectionsInStages } from './http/lingering-close.js';
 import { REQUEST_ID_HEADER, requestIdFrom } from './http/request-id.js';
-import { setSecurityHeaders } from './http/security-headers.js';
+import { API_SECURITY_HEADERS, setSecurityHeaders } from './http/security-headers.js';
 import { PinoNestLogger } from './logging/pino-nest.logger.js';
 import { RequestLog } from './logging/request-log.js';
 import { MetricsService } from './metrics/metrics.service.js';
@@ -62,9 +62,13 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
     // in flight; Nest's and Fastify's own 503 for it has a body outside the contract.
     return503OnClosing: false,
     genReqId: (request: IncomingMessage) => requestIdFrom(request.headers[REQUEST_ID_HEADER]),
-    // Errors Fastify raises before routing (e.g. a malformed URL) get the contract's shape too.
-    frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) =>
-      sendError(error, request, reply),
+    // Errors Fastify raises before routing (a malformed URL, an over-long path
+    // parameter) get the contract's shape too, and the headers the onRequest
+    // hooks below would have set: those hooks never run for them.
+    frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => {
+      void reply.header('X-Request-Id', request.id).headers(API_SECURITY_HEADERS);
+      sendError(error, request, reply);
+    },
     clientErrorHandler: answerClientError,
   });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(env), adapter, {

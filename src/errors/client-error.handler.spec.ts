@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { API_SECURITY_HEADERS } from '../http/security-headers.js';
 import { answerClientError } from './client-error.handler.js';
 
 function fakeSocket(destroyed = false) {
@@ -30,6 +31,10 @@ describe('answerClientError', () => {
     const { head, body } = answer(code);
     expect(head).toMatch(new RegExp(`^HTTP/1.1 ${status} `));
     expect(head).toMatch(/\r\nContent-Type: application\/json; charset=utf-8\r\n/);
+    expect(head).toMatch(/\r\nX-Request-Id: [0-9a-f-]{36}\r\n/);
+    for (const [name, value] of Object.entries(API_SECURITY_HEADERS)) {
+      expect(head).toContain(`\r\n${name}: ${value}\r\n`);
+    }
     expect(body).toEqual({ error: status, message: expect.stringMatching(message) });
   });
 

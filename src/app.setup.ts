@@ -11,7 +11,7 @@ import { sendError } from './errors/http-error.filter.js';
 import { jsonBodyParser } from './http/lossless-json.parser.js';
 import { closeConnectionsInStages } from './http/lingering-close.js';
 import { REQUEST_ID_HEADER, requestIdFrom } from './http/request-id.js';
-import { API_SECURITY_HEADERS, setSecurityHeaders } from './http/security-headers.js';
+import { setSecurityHeaders } from './http/security-headers.js';
 import { PinoNestLogger } from './logging/pino-nest.logger.js';
 import { RequestLog } from './logging/request-log.js';
 import { MetricsService } from './metrics/metrics.service.js';
@@ -66,8 +66,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
     // parameter) get the contract's shape too, and the headers the onRequest
     // hooks below would have set: those hooks never run for them.
     frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => {
-      void reply.header('X-Request-Id', request.id).headers(API_SECURITY_HEADERS);
-      sendError(error, request, reply);
+      void reply.header('X-Request-Id', request.id);
+      setSecurityHeaders(request, reply, () => sendError(error, request, reply));
     },
     clientErrorHandler: answerClientError,
   });

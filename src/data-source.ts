@@ -3,6 +3,7 @@ import { ApiToken } from './auth/api-token.entity.js';
 import { loadEnvironment } from './config/load-environment.js';
 import { dataSourceOptions } from './database/data-source-options.js';
 import { Plant } from './plants/plant.entity.js';
+import { WebhookDelivery } from './webhooks/webhook-delivery.entity.js';
 import { WebhookSubscription } from './webhooks/webhook-subscription.entity.js';
 
 /**
@@ -11,5 +12,5 @@ import { WebhookSubscription } from './webhooks/webhook-subscription.entity.js';
  * feature's entity so that `migration:generate` compares the whole schema.
  */
 export default new DataSource(
-  dataSourceOptions(loadEnvironment(), [Plant, ApiToken, WebhookSubscription]),
+  dataSourceOptions(loadEnvironment(), [Plant, ApiToken, WebhookSubscription, WebhookDelivery]),
 );

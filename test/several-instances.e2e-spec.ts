@@ -75,7 +75,9 @@ describe.skipIf(!databaseKinds().includes('postgres'))(
       const holder = new pg.Client({ connectionString: database.url });
       await holder.connect();
       try {
-        await holder.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+        // The service's lock is transaction-scoped: held until this transaction ends.
+        await holder.query('BEGIN');
+        await holder.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
         const starting = dirs.map((dir) => startService(dir, startEnv));
         // Awaited below; a start that fails before then must not be an unhandled rejection.
         for (const start of starting) void start.catch(() => undefined);
@@ -90,7 +92,7 @@ describe.skipIf(!databaseKinds().includes('postgres'))(
           );
           waiting = Number(rows[0].waiting);
         }
-        await holder.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+        await holder.query('COMMIT');
         const results = await Promise.allSettled(starting);
         const started = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
         const failed = results.find((r) => r.status === 'rejected');

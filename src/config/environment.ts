@@ -63,7 +63,11 @@ export class Environment {
   @IntVariable(100, 600_000)
   DB_CONNECT_TIMEOUT_MS = 5000;
 
-  /** PostgreSQL statement_timeout; SQLite's busy timeout. */
+  /**
+   * How long one query may take: on PostgreSQL the client gives up (pg's
+   * query_timeout; a server-side statement_timeout is set on the role, see the
+   * README); on SQLite, how long a writer waits for another's lock.
+   */
   @IntVariable(100, 600_000)
   DB_STATEMENT_TIMEOUT_MS = 10_000;
 

@@ -18,9 +18,9 @@ type DatabaseSettings = Pick<
 >;
 
 /**
- * TypeORM options for either database. Migrations only: `synchronize` stays
- * off, and the service runs the migrations itself at startup (see
- * run-migrations.ts) so that several instances can start together.
+ * TypeORM options for either database. `synchronize` stays off: the service
+ * runs the migrations itself at startup (see run-migrations.ts) so that
+ * several instances can start together.
  *
  * No entity is named here: in the app each feature registers its own with
  * TypeOrmModule.forFeature (DatabaseModule loads them), and the migration
@@ -64,11 +64,14 @@ export function dataSourceOptions(
     type: 'postgres',
     url,
     // pg returns int8 as a string already; ids never pass through a JS number.
+    // Nothing here becomes session state or a startup parameter PgBouncer
+    // refuses in transaction mode (it passes application_name through): the
+    // timeout is the client's own `query_timeout`, and a server-side
+    // statement_timeout belongs to the role or database (README, "PostgreSQL").
     extra: {
       max: env.DB_POOL_SIZE,
       connectionTimeoutMillis: env.DB_CONNECT_TIMEOUT_MS,
-      statement_timeout: env.DB_STATEMENT_TIMEOUT_MS,
-      query_timeout: env.DB_STATEMENT_TIMEOUT_MS + 1000,
+      query_timeout: env.DB_STATEMENT_TIMEOUT_MS,
       application_name: 'plant-store',
     },
   };

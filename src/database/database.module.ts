@@ -6,12 +6,14 @@ import type { Environment } from '../config/environment.js';
 import { dataSourceOptions } from './data-source-options.js';
 import { runMigrations } from './run-migrations.js';
 import { OutboxSignal } from './outbox-signal.js';
-import { SqlStatements } from './sql-statements.js';
+import { PoolGauges } from './pool-gauges.js';
+import { Transactions } from './transactions.js';
 
 /**
  * The TypeORM connection, migrated before the app takes its first request, and
- * SqlStatements, the one way repositories run SQL on it. Knows no feature:
- * each feature module registers its entities with TypeOrmModule.forFeature.
+ * Transactions, how repositories change data on it. Knows no feature: each
+ * feature module registers its entities with TypeOrmModule.forFeature and
+ * queries them through TypeORM repositories.
  */
 @Global()
 @Module({
@@ -35,7 +37,7 @@ import { SqlStatements } from './sql-statements.js';
       },
     }),
   ],
-  providers: [SqlStatements, OutboxSignal],
-  exports: [SqlStatements, OutboxSignal],
+  providers: [Transactions, OutboxSignal, PoolGauges],
+  exports: [Transactions, OutboxSignal, PoolGauges],
 })
 export class DatabaseModule {}

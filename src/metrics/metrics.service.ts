@@ -1,9 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { Pool } from 'pg';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { DataSource } from 'typeorm';
-import { postgresPool } from '../database/driver-handles.js';
+import { type PoolFigures, PoolGauges } from '../database/pool-gauges.js';
 import { PlantMetrics } from './plant-metrics.js';
 
 type Label = 'method' | 'route' | 'status';
@@ -36,7 +33,7 @@ export class MetricsService extends PlantMetrics {
     registers: [this.registry],
   });
 
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+  constructor(private readonly pool: PoolGauges) {
     super();
     collectDefaultMetrics({ register: this.registry });
     this.registerPoolGauges();
@@ -74,26 +71,21 @@ export class MetricsService extends PlantMetrics {
   }
 
   private registerPoolGauges(): void {
-    const figures: Array<[string, string, (p: Pool) => number]> = [
-      ['db_pool_connections_total', 'PostgreSQL pool: open connections', (p) => p.totalCount],
-      ['db_pool_connections_idle', 'PostgreSQL pool: idle connections', (p) => p.idleCount],
-      [
-        'db_pool_requests_waiting',
-        'PostgreSQL pool: requests waiting for a connection',
-        (p) => p.waitingCount,
-      ],
+    const figures: Array<[string, string, keyof PoolFigures]> = [
+      ['db_pool_connections_total', 'PostgreSQL pool: open connections', 'total'],
+      ['db_pool_connections_idle', 'PostgreSQL pool: idle connections', 'idle'],
+      ['db_pool_requests_waiting', 'PostgreSQL pool: requests waiting for a connection', 'waiting'],
     ];
-    if (this.dataSource.options.type !== 'postgres') return;
-    const dataSource = this.dataSource;
-    for (const [name, help, read] of figures) {
+    if (!this.pool.pooled) return;
+    const pool = this.pool;
+    for (const [name, help, figure] of figures) {
       new Gauge({
         name,
         help,
         registers: [this.registry],
         collect() {
-          // Absent until the DataSource is initialised.
-          const current = dataSource.isInitialized ? postgresPool(dataSource) : undefined;
-          if (current) this.set(read(current));
+          const current = pool.figures();
+          if (current) this.set(current[figure]);
         },
       });
     }

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { SqlStatements, type Statement } from '../database/sql-statements.js';
-import { currentTraceparent } from '../tracing/trace-hooks.js';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { EntityManager, Repository, SelectQueryBuilder } from 'typeorm';
+import { CompiledQuery, slots } from '../database/compiled-query.js';
+import { Plant } from './plant.entity.js';
 
 /** A plant as a list shows it. */
 export interface PlantRow {
@@ -13,12 +15,12 @@ export interface StoredPlant extends PlantRow {
   id: string;
 }
 
-// Qualified: in ORDER BY a bare `id` would name the text alias and sort ids as strings.
-const SELECT = 'SELECT CAST(p.id AS TEXT) AS id, p.name, p.tag FROM plants p';
-
 /**
- * Owner-scoped queries on the plants table (see plant.entity.ts), as
- * prepared statements (see sql-statements.ts for why not the query builder).
+ * Owner-scoped queries on the plants table, through a TypeORM
+ * `Repository<Plant>`. The request path runs SQL its QueryBuilder generated
+ * once (see compiled-query.ts for why); the list's LIMIT is written into the
+ * SQL by the builder, so each page size gets its text, generated on first use.
+ *
  * Ids go in as bigints and come out through CAST(id AS TEXT): better-sqlite3
  * would read a bigint column into a JS number and round every id above 2^53.
  * Every query walks the (owner, id) primary key: a list of 20 costs the same
@@ -26,88 +28,61 @@ const SELECT = 'SELECT CAST(p.id AS TEXT) AS id, p.name, p.tag FROM plants p';
  */
 @Injectable()
 export class PlantsRepository {
-  private readonly insertOne: Statement<never>;
-  private readonly insertEvents: Statement<never>;
-  private readonly insertWithEvents: Statement<never>;
-  private readonly findOneById: Statement<StoredPlant>;
-  private readonly firstRows: Statement<PlantRow>;
-  private readonly firstPage: Statement<StoredPlant>;
-  private readonly pageAfter: Statement<StoredPlant>;
-  private readonly deleteOne: Statement<never>;
+  private readonly insertOne: CompiledQuery<'owner' | 'id' | 'name' | 'tag'>;
+  private readonly findOneById: CompiledQuery<'owner' | 'id'>;
+  private readonly deleteOne: CompiledQuery<'owner' | 'id'>;
+  /** By page size: at most LIST_PAGE_SIZE + 1 texts each. */
+  private readonly firstRows = new Map<number, CompiledQuery<'owner'>>();
+  private readonly firstPage = new Map<number, CompiledQuery<'owner'>>();
+  private readonly pageAfter = new Map<number, CompiledQuery<'owner' | 'after'>>();
 
-  constructor(private readonly statements: SqlStatements) {
-    this.insertOne = statements.prepare(
-      'plants_insert',
-      'INSERT INTO plants (owner, id, name, tag) VALUES (?, ?, ?, ?)',
+  constructor(@InjectRepository(Plant) private readonly plants: Repository<Plant>) {
+    // A replay of an existing (owner, id) inserts nothing rather than failing:
+    // the caller tells a replay from a conflict, and no transaction is aborted.
+    this.insertOne = CompiledQuery.build(
+      plants
+        .createQueryBuilder()
+        .insert()
+        .values(slots('owner', 'id', 'name', 'tag'))
+        .orIgnore(),
     );
-    // The outbox write: one pending delivery per active subscription of the
-    // owner (see src/webhooks/). Without subscriptions it costs one index
-    // lookup on webhook_subscriptions(owner). On PostgreSQL plant and events
-    // are one statement (a data-modifying CTE: one round trip); on SQLite two
-    // statements in one synchronous transaction.
-    this.insertEvents = statements.prepare(
-      'plants_insert_events',
-      `INSERT INTO webhook_deliveries (id, subscription_id, payload, state, attempts, next_attempt_at, created_at, trace_parent)
-       SELECT 'msg_' || lower(hex(randomblob(16))), s.id, ?, 'pending', 0, ?, ?, ?
-       FROM webhook_subscriptions s WHERE s.owner = ? AND s.disabled_at IS NULL`,
+    this.findOneById = CompiledQuery.build(
+      this.stored().where('p.owner = :owner AND p.id = :id', slots('owner', 'id')),
     );
-    this.insertWithEvents = statements.prepare(
-      'plants_insert_with_events',
-      `WITH p AS (INSERT INTO plants (owner, id, name, tag) VALUES (?, ?, ?, ?) RETURNING owner)
-       INSERT INTO webhook_deliveries (id, subscription_id, payload, state, attempts, next_attempt_at, created_at, trace_parent)
-       SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), s.id, ?, 'pending', 0, ?, ?, ?
-       FROM webhook_subscriptions s JOIN p ON s.owner = p.owner WHERE s.disabled_at IS NULL`,
-    );
-    this.findOneById = statements.prepare(
-      'plants_find',
-      `${SELECT} WHERE p.owner = ? AND p.id = ?`,
-    );
-    this.firstRows = statements.prepare(
-      'plants_first_rows',
-      'SELECT p.name, p.tag FROM plants p WHERE p.owner = ? ORDER BY p.id LIMIT ?',
-    );
-    this.firstPage = statements.prepare(
-      'plants_page',
-      `${SELECT} WHERE p.owner = ? ORDER BY p.id LIMIT ?`,
-    );
-    this.pageAfter = statements.prepare(
-      'plants_page_after',
-      `${SELECT} WHERE p.owner = ? AND p.id > ? ORDER BY p.id LIMIT ?`,
-    );
-    this.deleteOne = statements.prepare(
-      'plants_delete',
-      'DELETE FROM plants WHERE owner = ? AND id = ?',
+    this.deleteOne = CompiledQuery.build(
+      plants
+        .createQueryBuilder()
+        .delete()
+        .where('owner = :owner AND id = :id', slots('owner', 'id')),
     );
   }
 
+  /** Selects the id as text, with name and tag. */
+  private stored(): SelectQueryBuilder<Plant> {
+    return this.plants
+      .createQueryBuilder('p')
+      .select('CAST(p.id AS TEXT)', 'id')
+      .addSelect('p.name', 'name')
+      .addSelect('p.tag', 'tag');
+  }
+
   /**
-   * Inserts a plant and, in the same transaction, one plant-created event per
-   * active subscription of its owner, whose body is `event`. Returns how many
-   * events were stored. A plant with the same owner and id makes it throw a
-   * unique violation, and then no event is stored.
+   * Inserts the owner's plant on `manager` (the caller's transaction, which
+   * also writes the plant's events); false when the owner already has a plant
+   * with this id, and then nothing was written.
    */
   async insert(
+    manager: EntityManager,
     owner: string,
     id: bigint,
     name: string,
     tag: string | null,
-    event: string,
-  ): Promise<number> {
-    const now = Date.now();
-    // The create's trace, for the deliveries' spans to link to (none with tracing off).
-    const traceparent = currentTraceparent() ?? null;
-    if (this.statements.dialect === 'postgres') {
-      return this.insertWithEvents.run([owner, id, name, tag, event, now, now, traceparent]);
-    }
-    const [, events] = await this.statements.transaction([
-      [this.insertOne, [owner, id, name, tag]],
-      [this.insertEvents, [event, now, now, traceparent, owner]],
-    ]);
-    return events;
+  ): Promise<boolean> {
+    return (await this.insertOne.affected(manager, { owner, id, name, tag })) > 0;
   }
 
   async findOne(owner: string, id: bigint): Promise<StoredPlant | undefined> {
-    const [plant] = await this.findOneById.all([owner, id]);
+    const [plant] = await this.findOneById.rows<StoredPlant>(this.plants.manager, { owner, id });
     return plant;
   }
 
@@ -117,18 +92,52 @@ export class PlantsRepository {
    * CAST(id AS TEXT) makes a 20-row query about a third cheaper on SQLite.
    */
   head(owner: string, limit: number): Promise<PlantRow[]> {
-    return this.firstRows.all([owner, limit]);
+    if (limit === 0) return Promise.resolve([]);
+    const query = cached(this.firstRows, limit, () =>
+      this.plants
+        .createQueryBuilder('p')
+        .select('p.name', 'name')
+        .addSelect('p.tag', 'tag')
+        .where('p.owner = :owner', slots('owner'))
+        .orderBy('p.id')
+        .limit(limit),
+    );
+    return query.rows<PlantRow>(this.plants.manager, { owner });
   }
 
   /** One page of the owner's plants in ascending id order, after `afterId` when given (keyset paging). */
   page(owner: string, size: number, afterId?: string): Promise<StoredPlant[]> {
-    return afterId === undefined
-      ? this.firstPage.all([owner, size])
-      : this.pageAfter.all([owner, BigInt(afterId), size]);
+    if (size === 0) return Promise.resolve([]);
+    if (afterId === undefined) {
+      const query = cached(this.firstPage, size, () =>
+        this.stored().where('p.owner = :owner', slots('owner')).orderBy('p.id').limit(size),
+      );
+      return query.rows<StoredPlant>(this.plants.manager, { owner });
+    }
+    const query = cached(this.pageAfter, size, () =>
+      this.stored()
+        .where('p.owner = :owner AND p.id > :after', slots('owner', 'after'))
+        .orderBy('p.id')
+        .limit(size),
+    );
+    return query.rows<StoredPlant>(this.plants.manager, { owner, after: BigInt(afterId) });
   }
 
-  /** Deletes the owner's plant; false when the owner has no plant with that id. */
-  async delete(owner: string, id: bigint): Promise<boolean> {
-    return (await this.deleteOne.run([owner, id])) > 0;
+  /** Deletes the owner's plant on `manager`; false when the owner has no plant with that id. */
+  async delete(manager: EntityManager, owner: string, id: bigint): Promise<boolean> {
+    return (await this.deleteOne.affected(manager, { owner, id })) > 0;
   }
+}
+
+function cached<K, Name extends string>(
+  queries: Map<K, CompiledQuery<Name>>,
+  key: K,
+  builder: () => SelectQueryBuilder<Plant>,
+): CompiledQuery<Name> {
+  let query = queries.get(key);
+  if (!query) {
+    query = CompiledQuery.build<Name>(builder());
+    queries.set(key, query);
+  }
+  return query;
 }

@@ -1,8 +1,10 @@
 import { ConflictException, NotFoundException } from '@nestjs/common';
-import { QueryFailedError } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { describe, expect, it } from 'vitest';
 import { OutboxSignal } from '../database/outbox-signal.js';
+import type { Transactions } from '../database/transactions.js';
 import type { PlantMetrics } from '../metrics/plant-metrics.js';
+import type { PlantCreatedOutbox } from '../webhooks/webhooks.module.js';
 import type { NewPlantDto } from './dto/new-plant.dto.js';
 import type { PlantRow, PlantsRepository, StoredPlant } from './plants.repository.js';
 import { LIST_PAGE_SIZE, PlantsService } from './plants.service.js';
@@ -12,24 +14,18 @@ class MemoryPlants {
   rows = new Map<string, StoredPlant & { owner: string }>();
   pageCalls = 0;
   headCalls = 0;
-  /** Events each insert stores, as if the owner had this many subscriptions. */
-  subscriptions = 0;
-  events: string[] = [];
   private key = (owner: string, id: bigint | string) => `${owner}/${id}`;
 
   async insert(
+    _manager: EntityManager,
     owner: string,
     id: bigint,
     name: string,
     tag: string | null,
-    event: string,
-  ): Promise<number> {
-    if (this.rows.has(this.key(owner, id))) {
-      throw new QueryFailedError('INSERT', [], Object.assign(new Error('dup'), { code: '23505' }));
-    }
+  ): Promise<boolean> {
+    if (this.rows.has(this.key(owner, id))) return false;
     this.rows.set(this.key(owner, id), { owner, id: String(id), name, tag });
-    for (let i = 0; i < this.subscriptions; i++) this.events.push(event);
-    return this.subscriptions;
+    return true;
   }
 
   async findOne(owner: string, id: bigint): Promise<StoredPlant | undefined> {
@@ -52,13 +48,35 @@ class MemoryPlants {
       .slice(0, size);
   }
 
-  async delete(owner: string, id: bigint): Promise<boolean> {
+  async delete(_manager: EntityManager, owner: string, id: bigint): Promise<boolean> {
     return this.rows.delete(this.key(owner, id));
   }
 }
 
+/** The outbox write as if the owner had `subscriptions` subscriptions: the plants it was given. */
+class MemoryOutbox {
+  subscriptions = 0;
+  events: Parameters<PlantCreatedOutbox['record']>[2][] = [];
+
+  async record(
+    _manager: EntityManager,
+    _owner: string,
+    plant: Parameters<PlantCreatedOutbox['record']>[2],
+  ): Promise<number> {
+    if (this.subscriptions > 0) this.events.push(plant);
+    return this.subscriptions;
+  }
+}
+
+/** Runs the work at once on a manager the stand-ins ignore. */
+const inline = {
+  run: (work: (manager: EntityManager) => Promise<unknown>) => work({} as EntityManager),
+  write: (work: (manager: EntityManager) => Promise<unknown>) => work({} as EntityManager),
+} as unknown as Transactions;
+
 const setup = () => {
   const memory = new MemoryPlants();
+  const events = new MemoryOutbox();
   const counted = { created: 0, deleted: 0 };
   const metrics = {
     plantCreated: () => (counted.created += 1),
@@ -69,9 +87,16 @@ const setup = () => {
   outbox.subscribe(() => (notified += 1));
   return {
     memory,
+    events,
     counted,
     notified: () => notified,
-    service: new PlantsService(memory as unknown as PlantsRepository, metrics, outbox),
+    service: new PlantsService(
+      memory as unknown as PlantsRepository,
+      metrics,
+      outbox,
+      events as unknown as PlantCreatedOutbox,
+      inline,
+    ),
   };
 };
 const plant = (id: bigint, name: string, tag?: string | null) => ({ id, name, tag }) as NewPlantDto;
@@ -83,19 +108,21 @@ async function collect(list: Awaited<ReturnType<PlantsService['list']>>) {
 }
 
 describe('PlantsService', () => {
-  it('stores the plant-created event (exact int64 id, tag left out when none) and wakes the outbox only when events were stored', async () => {
-    const { memory, service, notified } = setup();
+  it('stores the plant as created (exact int64 id, null tag when none) in the outbox, and wakes it only when events were stored', async () => {
+    const { events, service, notified } = setup();
     await service.create('alice', plant(1n, 'Fern'));
-    expect(memory.events).toEqual([]);
+    expect(events.events).toEqual([]);
     expect(notified()).toBe(0);
-    memory.subscriptions = 2;
-    await service.create('alice', plant(2n ** 63n - 1n, 'Ivy "Hedera"', 'vine'));
-    await service.create('alice', plant(2n ** 63n - 1n, 'Ivy "Hedera"', 'vine'));
-    expect(memory.events).toEqual([
-      '{"id":9223372036854775807,"name":"Ivy \\"Hedera\\"","tag":"vine"}',
-      '{"id":9223372036854775807,"name":"Ivy \\"Hedera\\"","tag":"vine"}',
+    events.subscriptions = 2;
+    await service.create('alice', plant(2n ** 63n - 1n, 'Ivy', 'vine'));
+    await service.create('alice', plant(2n ** 63n - 1n, 'Ivy', 'vine'));
+    await service.create('alice', plant(3n, 'Moss'));
+    // The replay stores nothing.
+    expect(events.events).toEqual([
+      { id: 2n ** 63n - 1n, name: 'Ivy', tag: 'vine' },
+      { id: 3n, name: 'Moss', tag: null },
     ]);
-    expect(notified()).toBe(1);
+    expect(notified()).toBe(2);
   });
 
   it('creates, replays identically, and refuses a different plant under a used id', async () => {
@@ -125,7 +152,7 @@ describe('PlantsService', () => {
     expect(await service.create('alice', plant(2n, 'Aloe'))).toEqual({ name: 'Aloe' });
   });
 
-  it('passes on errors that are not a unique violation', async () => {
+  it('passes on errors of the insert', async () => {
     const { service, memory } = setup();
     memory.insert = async () => {
       throw new Error('disk full');

@@ -1,7 +1,8 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
-import { isUniqueViolation } from '../database/database-errors.js';
 import { OutboxSignal } from '../database/outbox-signal.js';
+import { Transactions } from '../database/transactions.js';
 import { PlantMetrics } from '../metrics/plant-metrics.js';
+import { PlantCreatedOutbox } from '../webhooks/webhooks.module.js';
 import type { NewPlantDto } from './dto/new-plant.dto.js';
 import { PlantDto } from './dto/plant.dto.js';
 import { type PlantRow, PlantsRepository, type StoredPlant } from './plants.repository.js';
@@ -20,42 +21,40 @@ export type PlantList =
 
 const toDto = (plant: PlantRow): PlantDto => new PlantDto(plant.name, plant.tag);
 
-/**
- * The body of the plant-created webhook: the NewPlant as stored, with the id
- * as an exact JSON number (never through a JS number) and no tag when none.
- */
-function plantCreatedEvent(id: bigint, name: string, tag: string | null): string {
-  const tagPart = tag === null ? '' : `,"tag":${JSON.stringify(tag)}`;
-  return `{"id":${id},"name":${JSON.stringify(name)}${tagPart}}`;
-}
-
 @Injectable()
 export class PlantsService {
   constructor(
     private readonly plants: PlantsRepository,
     private readonly metrics: PlantMetrics,
     private readonly outbox: OutboxSignal,
+    private readonly events: PlantCreatedOutbox,
+    private readonly transactions: Transactions,
   ) {}
 
   /**
-   * Creates the owner's plant. The primary key (owner, id) decides races, in
-   * the database: of concurrent creates of one id exactly one inserts. A
-   * replay of the same plant answers as the first create did; the same id
-   * with another name or tag is a conflict.
+   * Creates the owner's plant and, in the same transaction, its plant-created
+   * events. The primary key (owner, id) decides races, in the database: of
+   * concurrent creates of one id exactly one inserts. A replay of the same
+   * plant answers as the first create did; the same id with another name or
+   * tag is a conflict.
    */
   async create(owner: string, plant: NewPlantDto): Promise<PlantDto> {
-    const tag = plant.tag ?? null;
-    try {
-      const event = plantCreatedEvent(plant.id, plant.name, tag);
-      const events = await this.plants.insert(owner, plant.id, plant.name, tag, event);
+    const stored = { id: plant.id, name: plant.name, tag: plant.tag ?? null };
+    const events = await this.transactions.run(async (manager) => {
+      if (!(await this.plants.insert(manager, owner, stored.id, stored.name, stored.tag))) {
+        return undefined;
+      }
+      return this.events.record(manager, owner, stored);
+    });
+    if (events !== undefined) {
       this.metrics.plantCreated();
       if (events > 0) this.outbox.notify();
-      return new PlantDto(plant.name, tag);
-    } catch (error) {
-      if (!isUniqueViolation(error)) throw error;
+      return new PlantDto(stored.name, stored.tag);
     }
     const existing = await this.plants.findOne(owner, plant.id);
-    if (existing && existing.name === plant.name && existing.tag === tag) return toDto(existing);
+    if (existing && existing.name === stored.name && existing.tag === stored.tag) {
+      return toDto(existing);
+    }
     throw new ConflictException(
       `a plant with id ${plant.id} already exists with a different name or tag`,
     );
@@ -92,7 +91,10 @@ export class PlantsService {
   }
 
   async delete(owner: string, id: bigint): Promise<void> {
-    if (!(await this.plants.delete(owner, id))) {
+    const deleted = await this.transactions.write((manager) =>
+      this.plants.delete(manager, owner, id),
+    );
+    if (!deleted) {
       throw new NotFoundException(`no plant with id ${id}`);
     }
     this.metrics.plantDeleted();

@@ -1,28 +1,26 @@
 import { Injectable } from '@nestjs/common';
-import { SqlStatements, type Statement } from '../database/sql-statements.js';
+import { InjectRepository } from '@nestjs/typeorm';
+import { type EntityManager, In, Not, type Repository } from 'typeorm';
+import { Transactions } from '../database/transactions.js';
+import { type DeliveryState, WebhookDelivery } from './webhook-delivery.entity.js';
 
-type DeliveryState = 'pending' | 'delivered' | 'failed';
-
-/** A delivery as the deliveries list shows it. bigint columns come back as text on PostgreSQL. */
-export interface DeliveryRow {
-  eventId: string;
-  state: DeliveryState;
-  attempts: number;
-  lastStatus: number | null;
-  lastError: string | null;
-  nextAttemptAt: number | string | null;
-  createdAt: number | string;
-}
+/** A delivery as the deliveries list shows it. */
+export type DeliveryRow = Pick<
+  WebhookDelivery,
+  'id' | 'state' | 'attempts' | 'lastStatus' | 'lastError' | 'nextAttemptAt' | 'createdAt'
+>;
 
 /** A delivery this instance claimed and now owns until its lease ends. */
-export interface ClaimedDelivery {
-  id: string;
-  subscriptionId: string;
-  payload: string;
-  attempts: number;
-  /** The traceparent of the create that wrote it, when that was traced. */
-  traceParent: string | null;
-}
+export type ClaimedDelivery = Pick<
+  WebhookDelivery,
+  'id' | 'subscriptionId' | 'payload' | 'attempts' | 'traceParent'
+>;
+
+/** A new pending delivery, as the create's outbox write stores it. */
+export type NewDelivery = Pick<
+  WebhookDelivery,
+  'id' | 'subscriptionId' | 'payload' | 'createdAt' | 'traceParent'
+>;
 
 /** How one attempt ended, as recorded. */
 export interface AttemptRecord {
@@ -32,64 +30,74 @@ export interface AttemptRecord {
   nextAttemptAt: number | null;
 }
 
-const DUE = `state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?)`;
-
 /**
- * The outbox of webhook deliveries. The create path writes rows
- * (plants.repository.ts); every instance's dispatcher claims due ones with
- * a lease, so that one instance at a time sends a delivery, and another
- * takes it over only when the lease has expired (its holder died).
+ * The outbox of webhook deliveries, through a TypeORM
+ * `Repository<WebhookDelivery>`. The create path stores rows (through
+ * PlantCreatedOutbox, in its transaction); every instance's dispatcher claims
+ * due ones with a lease, so that one instance at a time sends a delivery, and
+ * another takes it over only when the lease has expired (its holder died).
  */
 @Injectable()
 export class WebhookDeliveriesRepository {
-  private readonly claimDue: Statement<ClaimedDelivery>;
-  private readonly record: Statement<never>;
-  private readonly release: Statement<never>;
-  private readonly latest: Statement<DeliveryRow>;
-  private readonly countPending: Statement<{ n: number | string }>;
+  private readonly postgres: boolean;
 
-  constructor(statements: SqlStatements) {
-    // On PostgreSQL, SKIP LOCKED lets instances claim side by side without
-    // waiting on each other's rows; SQLite has one writer at a time anyway.
-    const lock = statements.dialect === 'postgres' ? 'FOR UPDATE SKIP LOCKED' : '';
-    this.claimDue = statements.prepare(
-      'webhook_deliveries_claim',
-      `UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ?
-       WHERE id IN (SELECT id FROM webhook_deliveries WHERE ${DUE}
-                    ORDER BY next_attempt_at LIMIT ? ${lock})
-       RETURNING id, subscription_id AS "subscriptionId", payload, attempts,
-         trace_parent AS "traceParent"`,
-    );
-    this.record = statements.prepare(
-      'webhook_deliveries_record',
-      `UPDATE webhook_deliveries SET state = ?, attempts = ?, last_status = ?, last_error = ?,
-         next_attempt_at = ?, lease_owner = NULL, lease_until = NULL
-       WHERE id = ? AND lease_owner = ? AND state = 'pending'`,
-    );
-    this.release = statements.prepare(
-      'webhook_deliveries_release',
-      'UPDATE webhook_deliveries SET lease_owner = NULL, lease_until = NULL WHERE id = ? AND lease_owner = ?',
-    );
-    this.latest = statements.prepare(
-      'webhook_deliveries_latest',
-      `SELECT id AS "eventId", state, attempts, last_status AS "lastStatus", last_error AS "lastError",
-         next_attempt_at AS "nextAttemptAt", created_at AS "createdAt"
-       FROM webhook_deliveries WHERE subscription_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`,
-    );
-    this.countPending = statements.prepare(
-      'webhook_deliveries_pending',
-      `SELECT COUNT(*) AS n FROM webhook_deliveries WHERE state = 'pending'`,
-    );
+  constructor(
+    @InjectRepository(WebhookDelivery) private readonly deliveries: Repository<WebhookDelivery>,
+    private readonly transactions: Transactions,
+  ) {
+    this.postgres = deliveries.manager.connection.options.type === 'postgres';
   }
 
-  /** Claims up to `limit` due deliveries for `leaseOwner` until `leaseUntil`. */
+  /** Stores pending deliveries, due at once, on `manager` (the create's transaction). */
+  async enqueue(manager: EntityManager, rows: NewDelivery[]): Promise<void> {
+    await manager
+      .createQueryBuilder()
+      .insert()
+      .into(WebhookDelivery)
+      .values(
+        rows.map((row) => ({
+          ...row,
+          state: 'pending' as const,
+          attempts: 0,
+          nextAttemptAt: row.createdAt,
+        })),
+      )
+      // Nothing to read back: every column is given.
+      .updateEntity(false)
+      .execute();
+  }
+
+  /**
+   * Claims up to `limit` due deliveries for `leaseOwner` until `leaseUntil`.
+   * On PostgreSQL, FOR UPDATE SKIP LOCKED lets instances claim side by side
+   * without waiting on each other's rows. SQLite has one writer at a time:
+   * the transaction's snapshot keeps another process from claiming between
+   * the two statements (its write would make this one fail as busy).
+   */
   claim(
     leaseOwner: string,
     now: number,
     leaseUntil: number,
     limit: number,
   ): Promise<ClaimedDelivery[]> {
-    return this.claimDue.all([leaseOwner, leaseUntil, now, now, limit]);
+    return this.transactions.run(async (manager) => {
+      const due = manager
+        .createQueryBuilder(WebhookDelivery, 'd')
+        .select(['d.id', 'd.subscriptionId', 'd.payload', 'd.attempts', 'd.traceParent'])
+        .where(`d.state = 'pending' AND d.nextAttemptAt <= :now`, { now })
+        .andWhere('(d.leaseUntil IS NULL OR d.leaseUntil < :now)', { now })
+        .orderBy('d.nextAttemptAt')
+        .limit(limit);
+      if (this.postgres) due.setLock('pessimistic_write').setOnLocked('skip_locked');
+      const claimed = await due.getMany();
+      if (claimed.length === 0) return [];
+      await manager.update(
+        WebhookDelivery,
+        { id: In(claimed.map((delivery) => delivery.id)) },
+        { leaseOwner, leaseUntil },
+      );
+      return claimed;
+    });
   }
 
   /**
@@ -102,31 +110,68 @@ export class WebhookDeliveriesRepository {
     attempts: number,
     outcome: AttemptRecord,
   ): Promise<boolean> {
-    const { state, lastStatus, lastError, nextAttemptAt } = outcome;
-    const changed = await this.record.run([
-      state,
-      attempts,
-      lastStatus,
-      lastError,
-      nextAttemptAt,
-      id,
-      leaseOwner,
-    ]);
-    return changed > 0;
+    const result = await this.transactions.write((manager) =>
+      manager.update(
+        WebhookDelivery,
+        { id, leaseOwner, state: 'pending' },
+        { ...outcome, attempts, leaseOwner: null, leaseUntil: null },
+      ),
+    );
+    return (result.affected ?? 0) > 0;
   }
 
   /** Gives a claimed delivery back unattempted (shutdown), for any instance to take at once. */
   async releaseClaim(id: string, leaseOwner: string): Promise<void> {
-    await this.release.run([id, leaseOwner]);
+    await this.transactions.write((manager) =>
+      manager.update(WebhookDelivery, { id, leaseOwner }, { leaseOwner: null, leaseUntil: null }),
+    );
+  }
+
+  /**
+   * Marks the subscription's pending deliveries failed with `reason`, all but
+   * `keep` (the one whose attempt the caller records), on `manager` (the
+   * transaction that disables the subscription).
+   */
+  async dropPending(
+    manager: EntityManager,
+    subscriptionId: string,
+    keep: string,
+    reason: string,
+  ): Promise<void> {
+    await manager.update(
+      WebhookDelivery,
+      { subscriptionId, state: 'pending', id: Not(keep) },
+      {
+        state: 'failed',
+        nextAttemptAt: null,
+        leaseOwner: null,
+        leaseUntil: null,
+        lastError: reason,
+      },
+    );
   }
 
   /** The subscription's latest deliveries, newest first. */
   latestOf(subscriptionId: string, limit: number): Promise<DeliveryRow[]> {
-    return this.latest.all([subscriptionId, limit]);
+    // take: 0 would mean no limit at all.
+    if (limit === 0) return Promise.resolve([]);
+    return this.deliveries.find({
+      select: {
+        id: true,
+        state: true,
+        attempts: true,
+        lastStatus: true,
+        lastError: true,
+        nextAttemptAt: true,
+        createdAt: true,
+      },
+      where: { subscriptionId },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      take: limit,
+    });
   }
 
-  async pendingCount(): Promise<number> {
-    const [row] = await this.countPending.all([]);
-    return Number(row.n);
+  pendingCount(): Promise<number> {
+    return this.deliveries.countBy({ state: 'pending' });
   }
 }

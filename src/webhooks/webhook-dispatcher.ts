@@ -6,6 +6,7 @@ import {
   type OnModuleDestroy,
 } from '@nestjs/common';
 import { OutboxSignal } from '../database/outbox-signal.js';
+import { Transactions } from '../database/transactions.js';
 import { WebhookMetrics } from '../metrics/webhook-metrics.js';
 import { inClientSpan } from '../tracing/trace-hooks.js';
 import { withJitter } from './retry-schedule.js';
@@ -48,6 +49,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     private readonly settings: WebhookSettings,
     private readonly metrics: WebhookMetrics,
     private readonly outbox: OutboxSignal,
+    private readonly transactions: Transactions,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -158,15 +160,21 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
         `${outcome.record.lastStatus ?? outcome.record.lastError} -> ${outcome.kind} (${Math.round(seconds * 1000)} ms)`,
     );
     // Disabled first: whoever sees the 410 recorded sees the subscription disabled.
-    if (outcome.kind === 'disabled') {
-      await this.subscriptions.disable(
-        delivery.subscriptionId,
-        Date.now(),
-        'subscription disabled: receiver answered 410 Gone',
-        delivery.id,
-      );
-    }
+    if (outcome.kind === 'disabled') await this.disable(delivery);
     await this.record(delivery, attempts, outcome.record);
+  }
+
+  /** Disables the subscription and drops its other pending deliveries, at once. */
+  private async disable(delivery: ClaimedDelivery): Promise<void> {
+    await this.transactions.run(async (manager) => {
+      await this.subscriptions.disable(manager, delivery.subscriptionId, Date.now());
+      await this.deliveries.dropPending(
+        manager,
+        delivery.subscriptionId,
+        delivery.id,
+        'subscription disabled: receiver answered 410 Gone',
+      );
+    });
   }
 
   private outcomeOf(

@@ -1,10 +1,9 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
+import { unixMillis } from './unix-millis.js';
 
 /**
  * A webhook subscription (the 1764000000000-webhooks migration creates its
- * table). Queries go through webhook-subscriptions.repository.ts; this
- * mapping tells TypeORM's migration generator the schema. Times are Unix
- * milliseconds in bigint columns, read as strings.
+ * table), queried through webhook-subscriptions.repository.ts.
  */
 @Entity({ name: 'webhook_subscriptions' })
 @Index('webhook_subscriptions_owner', ['owner'])
@@ -25,9 +24,9 @@ export class WebhookSubscription {
   @Column({ type: 'varchar', length: 64 })
   secret!: string;
 
-  @Column({ name: 'created_at', type: 'bigint' })
-  createdAt!: string;
+  @Column({ name: 'created_at', type: 'bigint', transformer: unixMillis })
+  createdAt!: number;
 
-  @Column({ name: 'disabled_at', type: 'bigint', nullable: true })
-  disabledAt!: string | null;
+  @Column({ name: 'disabled_at', type: 'bigint', nullable: true, transformer: unixMillis })
+  disabledAt!: number | null;
 }

@@ -1,106 +1,79 @@
 import { Injectable } from '@nestjs/common';
-import { SqlStatements, type Statement } from '../database/sql-statements.js';
+import { InjectRepository } from '@nestjs/typeorm';
+import { type EntityManager, IsNull, type Repository } from 'typeorm';
+import { CompiledQuery, slots } from '../database/compiled-query.js';
+import { Transactions } from '../database/transactions.js';
+import { WebhookSubscription } from './webhook-subscription.entity.js';
 
-/** A subscription as stored. Times are Unix milliseconds (PostgreSQL returns bigint as text). */
-export interface SubscriptionRow {
-  id: string;
-  url: string;
-  description: string | null;
-  createdAt: number | string;
-  disabledAt: number | string | null;
-}
+/** A subscription as its owner sees it: everything but the secret. */
+export type SubscriptionRow = Pick<
+  WebhookSubscription,
+  'id' | 'url' | 'description' | 'createdAt' | 'disabledAt'
+>;
 
 /** What the dispatcher needs to send to a subscription. */
-export interface SubscriptionTarget {
-  url: string;
-  secret: string;
-  disabledAt: number | string | null;
-}
+export type SubscriptionTarget = Pick<WebhookSubscription, 'url' | 'secret' | 'disabledAt'>;
 
-const COLUMNS =
-  'id, url, description, created_at AS "createdAt", disabled_at AS "disabledAt" FROM webhook_subscriptions';
+const VISIBLE = { id: true, url: true, description: true, createdAt: true, disabledAt: true };
 
-/** Owner-scoped queries on webhook_subscriptions, as prepared statements (see sql-statements.ts). */
+/** Owner-scoped queries on webhook_subscriptions, through a TypeORM `Repository<WebhookSubscription>`. */
 @Injectable()
 export class WebhookSubscriptionsRepository {
-  private readonly insertOne: Statement<never>;
-  private readonly ofOwner: Statement<SubscriptionRow>;
-  private readonly ownedOne: Statement<SubscriptionRow>;
-  private readonly deleteOne: Statement<never>;
-  private readonly targetOf: Statement<SubscriptionTarget>;
-  private readonly disableOne: Statement<never>;
-  private readonly dropPending: Statement<never>;
+  /** On every create (the outbox write): SQL generated once, see compiled-query.ts. */
+  private readonly activeOfOwner: CompiledQuery<'owner'>;
 
-  constructor(private readonly statements: SqlStatements) {
-    this.insertOne = statements.prepare(
-      'webhook_subscriptions_insert',
-      'INSERT INTO webhook_subscriptions (id, owner, url, description, secret, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-    );
-    this.ofOwner = statements.prepare(
-      'webhook_subscriptions_list',
-      `SELECT ${COLUMNS} WHERE owner = ? ORDER BY created_at, id`,
-    );
-    this.ownedOne = statements.prepare(
-      'webhook_subscriptions_find',
-      `SELECT ${COLUMNS} WHERE owner = ? AND id = ?`,
-    );
-    // Its deliveries go with it (ON DELETE CASCADE).
-    this.deleteOne = statements.prepare(
-      'webhook_subscriptions_delete',
-      'DELETE FROM webhook_subscriptions WHERE owner = ? AND id = ?',
-    );
-    this.targetOf = statements.prepare(
-      'webhook_subscriptions_target',
-      'SELECT url, secret, disabled_at AS "disabledAt" FROM webhook_subscriptions WHERE id = ?',
-    );
-    this.disableOne = statements.prepare(
-      'webhook_subscriptions_disable',
-      'UPDATE webhook_subscriptions SET disabled_at = ? WHERE id = ? AND disabled_at IS NULL',
-    );
-    this.dropPending = statements.prepare(
-      'webhook_deliveries_drop_pending',
-      `UPDATE webhook_deliveries SET state = 'failed', next_attempt_at = NULL, lease_owner = NULL,
-         lease_until = NULL, last_error = ? WHERE subscription_id = ? AND state = 'pending' AND id <> ?`,
+  constructor(
+    @InjectRepository(WebhookSubscription)
+    private readonly subscriptions: Repository<WebhookSubscription>,
+    private readonly transactions: Transactions,
+  ) {
+    this.activeOfOwner = CompiledQuery.build(
+      subscriptions
+        .createQueryBuilder('s')
+        .select('s.id', 'id')
+        .where('s.owner = :owner AND s.disabled_at IS NULL', slots('owner')),
     );
   }
 
-  async insert(
-    id: string,
-    owner: string,
-    url: string,
-    description: string | null,
-    secret: string,
-    createdAt: number,
-  ): Promise<void> {
-    await this.insertOne.run([id, owner, url, description, secret, createdAt]);
+  async insert(subscription: WebhookSubscription): Promise<void> {
+    await this.transactions.write((manager) => manager.insert(WebhookSubscription, subscription));
   }
 
   list(owner: string): Promise<SubscriptionRow[]> {
-    return this.ofOwner.all([owner]);
+    return this.subscriptions.find({
+      select: VISIBLE,
+      where: { owner },
+      order: { createdAt: 'ASC', id: 'ASC' },
+    });
   }
 
-  async findOwned(owner: string, id: string): Promise<SubscriptionRow | undefined> {
-    const [row] = await this.ownedOne.all([owner, id]);
-    return row;
+  findOwned(owner: string, id: string): Promise<SubscriptionRow | null> {
+    return this.subscriptions.findOne({ select: VISIBLE, where: { owner, id } });
   }
 
+  /** Deletes the owner's subscription; its deliveries go with it (ON DELETE CASCADE). */
   async delete(owner: string, id: string): Promise<boolean> {
-    return (await this.deleteOne.run([owner, id])) > 0;
+    const result = await this.transactions.write((manager) =>
+      manager.delete(WebhookSubscription, { owner, id }),
+    );
+    return (result.affected ?? 0) > 0;
   }
 
-  async target(id: string): Promise<SubscriptionTarget | undefined> {
-    const [row] = await this.targetOf.all([id]);
-    return row;
+  target(id: string): Promise<SubscriptionTarget | null> {
+    return this.subscriptions.findOne({
+      select: { url: true, secret: true, disabledAt: true },
+      where: { id },
+    });
   }
 
-  /**
-   * Disables the subscription and drops its pending deliveries (marked failed
-   * with `reason`), all but `keep`, the one whose attempt the caller records.
-   */
-  async disable(id: string, now: number, reason: string, keep: string): Promise<void> {
-    await this.statements.transaction([
-      [this.disableOne, [now, id]],
-      [this.dropPending, [reason, id, keep]],
-    ]);
+  /** The ids of the owner's active subscriptions, on `manager` (the create's transaction). */
+  async activeIdsOf(manager: EntityManager, owner: string): Promise<string[]> {
+    const rows = await this.activeOfOwner.rows<{ id: string }>(manager, { owner });
+    return rows.map((row) => row.id);
+  }
+
+  /** Marks the subscription disabled, on `manager` (a transaction that also drops its deliveries). */
+  async disable(manager: EntityManager, id: string, now: number): Promise<void> {
+    await manager.update(WebhookSubscription, { id, disabledAt: IsNull() }, { disabledAt: now });
   }
 }

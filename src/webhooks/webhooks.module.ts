@@ -4,7 +4,9 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Environment } from '../config/environment.js';
 import { OpenApiWebhooks } from '../openapi/openapi-webhooks.js';
 import { PlantCreatedWebhookDoc } from './plant-created.openapi.js';
+import { PlantCreatedOutbox } from './plant-created.outbox.js';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
+import { WebhookDelivery } from './webhook-delivery.entity.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { WebhookSender } from './webhook-sender.js';
 import { WebhookSettings } from './webhook-settings.js';
@@ -31,10 +33,11 @@ function settingsFrom(config: ConfigService<Environment, true>): WebhookSettings
 /**
  * Plant-created webhooks: subscriptions per owner (/webhooks), and the
  * dispatcher that sends the events the create path wrote to the outbox
- * (plants.repository.ts), signed as Standard Webhooks.
+ * (PlantCreatedOutbox, which the plants feature calls in its transaction),
+ * signed as Standard Webhooks.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([WebhookSubscription])],
+  imports: [TypeOrmModule.forFeature([WebhookSubscription, WebhookDelivery])],
   controllers: [WebhooksController],
   providers: [
     { provide: WebhookSettings, inject: [ConfigService], useFactory: settingsFrom },
@@ -47,8 +50,12 @@ function settingsFrom(config: ConfigService<Environment, true>): WebhookSettings
     WebhookSubscriptionsRepository,
     WebhookDeliveriesRepository,
     WebhookDispatcher,
+    PlantCreatedOutbox,
     { provide: OpenApiWebhooks, useClass: PlantCreatedWebhookDoc },
   ],
-  exports: [OpenApiWebhooks],
+  exports: [OpenApiWebhooks, PlantCreatedOutbox],
 })
 export class WebhooksModule {}
+
+// What other features use of this one: the outbox write of a create.
+export { PlantCreatedOutbox };

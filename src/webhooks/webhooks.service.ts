@@ -15,8 +15,7 @@ import { webhookUrlProblem } from './webhook-url.js';
 
 const NOT_FOUND = 'no webhook subscription with this id';
 
-/** bigint milliseconds (a number on SQLite, text on PostgreSQL) as an ISO date. */
-const isoDate = (ms: number | string): string => new Date(Number(ms)).toISOString();
+const isoDate = (ms: number): string => new Date(ms).toISOString();
 
 const toDto = (row: SubscriptionRow): WebhookDto =>
   new WebhookDto(
@@ -29,10 +28,10 @@ const toDto = (row: SubscriptionRow): WebhookDto =>
 
 function toDeliveryDto(row: DeliveryRow): WebhookDeliveryDto {
   const dto = new WebhookDeliveryDto();
-  dto.eventId = row.eventId;
+  dto.eventId = row.id;
   dto.state = row.state;
-  dto.attempts = Number(row.attempts);
-  if (row.lastStatus !== null) dto.lastStatus = Number(row.lastStatus);
+  dto.attempts = row.attempts;
+  if (row.lastStatus !== null) dto.lastStatus = row.lastStatus;
   if (row.lastError !== null) dto.lastError = row.lastError;
   if (row.state === 'pending' && row.nextAttemptAt !== null) {
     dto.nextAttemptAt = isoDate(row.nextAttemptAt);
@@ -58,7 +57,15 @@ export class WebhooksService {
     const secret = newWebhookSecret(randomBytes(32));
     const createdAt = Date.now();
     const description = body.description ?? null;
-    await this.subscriptions.insert(id, owner, url, description, secret, createdAt);
+    await this.subscriptions.insert({
+      id,
+      owner,
+      url,
+      description,
+      secret,
+      createdAt,
+      disabledAt: null,
+    });
     return new CreatedWebhookDto(new WebhookDto(id, url, description, isoDate(createdAt)), secret);
   }
 

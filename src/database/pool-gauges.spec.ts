@@ -1,36 +1,35 @@
 import { DataSource } from 'typeorm';
 import { describe, expect, inject, it } from 'vitest';
 import { dataSourceOptions } from './data-source-options.js';
-import { postgresPool, sqliteConnection } from './driver-handles.js';
+import { PoolGauges } from './pool-gauges.js';
 
 const settings = { DB_POOL_SIZE: 2, DB_CONNECT_TIMEOUT_MS: 2000, DB_STATEMENT_TIMEOUT_MS: 2000 };
 
-/** Pins the TypeORM internals driver-handles.ts reaches: an upgrade that moves them fails here. */
-describe('driver handles', () => {
-  it("reach the better-sqlite3 connection of TypeORM's SQLite driver", async () => {
+/** Pins the TypeORM field pool-gauges.ts reads: an upgrade that moves it fails here. */
+describe('PoolGauges', () => {
+  it('has no figures on SQLite', async () => {
     const dataSource = await new DataSource(
       dataSourceOptions({ ...settings, DATABASE_URL: 'sqlite::memory:' }),
     ).initialize();
     try {
-      const row = sqliteConnection(dataSource).prepare('SELECT 41 + 1 AS answer').get();
-      expect(row).toEqual({ answer: 42 });
+      expect(new PoolGauges(dataSource).figures()).toBeUndefined();
     } finally {
       await dataSource.destroy();
     }
   });
 
   it.skipIf(!inject('postgresAdminUrl'))(
-    "reach the pg pool of TypeORM's PostgreSQL driver",
+    "reads the figures of TypeORM's PostgreSQL pool",
     async () => {
       const dataSource = await new DataSource(
         dataSourceOptions({ ...settings, DATABASE_URL: inject('postgresAdminUrl')! }),
       ).initialize();
       try {
-        const pool = postgresPool(dataSource);
-        expect((await pool.query<{ answer: number }>('SELECT 41 + 1 AS answer')).rows).toEqual([
-          { answer: 42 },
-        ]);
-        expect(pool.totalCount).toBeGreaterThanOrEqual(1);
+        await dataSource.query('SELECT 1');
+        const figures = new PoolGauges(dataSource).figures();
+        expect(figures?.total).toBeGreaterThanOrEqual(1);
+        expect(figures?.idle).toBeGreaterThanOrEqual(1);
+        expect(figures?.waiting).toBe(0);
       } finally {
         await dataSource.destroy();
       }

@@ -1,0 +1,45 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+
+/**
+ * How repositories change data: in a transaction (`run`) or as one statement
+ * (`write`), each on TypeORM's EntityManager.
+ *
+ * Why not `dataSource.transaction()` alone: TypeORM's SQLite driver runs
+ * every query of the process on one connection (one shared QueryRunner), so a
+ * second request's transaction started meanwhile becomes a SAVEPOINT inside
+ * the first, and a statement another request runs meanwhile joins the open
+ * transaction, and is undone if that transaction rolls back. On SQLite both
+ * therefore take turns here; reads do not, and may see a turn's uncommitted
+ * rows a moment before they commit. PostgreSQL gives each transaction a
+ * pooled connection of its own, and a single statement needs no turn.
+ */
+@Injectable()
+export class Transactions {
+  private readonly sqlite: boolean;
+  /** The end of the queue of SQLite turns. */
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {
+    this.sqlite = dataSource.options.type === 'better-sqlite3';
+  }
+
+  /** Runs `work` in one transaction: every change it makes is committed, or none. */
+  run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const transaction = () => this.dataSource.transaction(work);
+    return this.sqlite ? this.inTurn(transaction) : transaction();
+  }
+
+  /** Runs one write outside any transaction but its own. */
+  write<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    const statement = () => work(this.dataSource.manager);
+    return this.sqlite ? this.inTurn(statement) : statement();
+  }
+
+  private inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(work);
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+}

@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { currentTraceparent } from '../tracing/trace-hooks.js';
+import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
+import { WebhookSubscriptionsRepository } from './webhook-subscriptions.repository.js';
+
+/** A plant as stored, as the plant-created event carries it. */
+export interface CreatedPlant {
+  id: bigint;
+  name: string;
+  tag: string | null;
+}
+
+/**
+ * The body of the plant-created webhook: the NewPlant as stored, with the id
+ * as an exact JSON number (never through a JS number) and no tag when none.
+ */
+export function plantCreatedEvent({ id, name, tag }: CreatedPlant): string {
+  const tagPart = tag === null ? '' : `,"tag":${JSON.stringify(tag)}`;
+  return `{"id":${id},"name":${JSON.stringify(name)}${tagPart}}`;
+}
+
+/**
+ * The outbox write of a create, which the plants feature calls inside its
+ * transaction: one pending delivery per subscription of the owner that is
+ * active at that moment, so that the event commits (or not) with the plant.
+ * Without subscriptions it costs one index lookup on webhook_subscriptions(owner).
+ */
+@Injectable()
+export class PlantCreatedOutbox {
+  constructor(
+    private readonly subscriptions: WebhookSubscriptionsRepository,
+    private readonly deliveries: WebhookDeliveriesRepository,
+  ) {}
+
+  /** Stores the plant's events on `manager`; returns how many. */
+  async record(manager: EntityManager, owner: string, plant: CreatedPlant): Promise<number> {
+    const targets = await this.subscriptions.activeIdsOf(manager, owner);
+    if (targets.length === 0) return 0;
+    const payload = plantCreatedEvent(plant);
+    const createdAt = Date.now();
+    // The create's trace, for the deliveries' spans to link to (none with tracing off).
+    const traceParent = currentTraceparent() ?? null;
+    await this.deliveries.enqueue(
+      manager,
+      targets.map((subscriptionId) => ({
+        id: `msg_${randomUUID().replaceAll('-', '')}`,
+        subscriptionId,
+        payload,
+        createdAt,
+        traceParent,
+      })),
+    );
+    return targets.length;
+  }
+}

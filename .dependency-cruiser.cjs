@@ -57,6 +57,14 @@ module.exports = {
       },
     },
     {
+      name: 'drivers-only-in-database',
+      severity: 'error',
+      comment:
+        "Queries go through TypeORM's API; only src/database/ (connection, migrations) may load a database driver.",
+      from: { path: '^src/', pathNot: ['^src/database/'] },
+      to: { path: 'node_modules/(pg|pg-[^/]+|better-sqlite3|better-sqlite3-napi)/' },
+    },
+    {
       name: 'src-not-from-tests-or-bench',
       severity: 'error',
       comment: 'The service never imports test or bench code.',

@@ -175,13 +175,13 @@ describe.each(databaseKinds())('tracing with OpenTelemetry on %s', (kind) => {
             s.traceId === traceId &&
             s.kind === SPAN_KIND.CLIENT &&
             s.attributes['db.system.name'] === dbSystem &&
-            String(s.attributes['db.query.text']).includes('FROM plants'),
+            String(s.attributes['db.query.text']).includes('FROM "plants"'),
         ),
       );
       const chain = ancestry(query, receiver.trace(traceId));
       expect(chain.map((s) => s.spanId)).toContain(server.spanId);
       expect(chain.at(-1)!.spanId).toBe(server.spanId);
-      expect(query.attributes['db.query.text']).toMatch(/WHERE p\.owner = (\?|\$1)/);
+      expect(query.attributes['db.query.text']).toMatch(/WHERE "p"\."owner" = (\?|\$1)/);
 
       // The request's log line carries the trace and the server span.
       const line = logLines(service).find(

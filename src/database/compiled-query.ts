@@ -1,4 +1,4 @@
-import type { EntityManager, ObjectLiteral, QueryBuilder, QueryResult } from 'typeorm';
+import type { DataSource, EntityManager, ObjectLiteral, QueryBuilder, QueryResult } from 'typeorm';
 
 /** Stands for a value while the QueryBuilder writes the SQL, so that its position can be read back. */
 class Slot {
@@ -33,7 +33,23 @@ export class CompiledQuery<Name extends string> {
   ) {}
 
   static build<Name extends string>(builder: QueryBuilder<ObjectLiteral>): CompiledQuery<Name> {
-    const [sql, parameters] = builder.getQueryAndParameters();
+    return CompiledQuery.of(...builder.getQueryAndParameters());
+  }
+
+  /**
+   * Hand-written SQL, for the few statements TypeORM's builders cannot write
+   * (the caller says which and why), with `:name` placeholders that the
+   * driver turns into its own (`$1` or `?`), as it does for a QueryBuilder.
+   */
+  static fromSql<Name extends string>(
+    dataSource: DataSource,
+    sql: string,
+    names: readonly Name[],
+  ): CompiledQuery<Name> {
+    return CompiledQuery.of(...dataSource.driver.escapeQueryWithParameters(sql, slots(...names)));
+  }
+
+  private static of<Name extends string>(sql: string, parameters: unknown[]): CompiledQuery<Name> {
     const order = parameters.map((parameter) => {
       if (!(parameter instanceof Slot)) {
         throw new Error(`a compiled query takes every value from a slot: ${sql}`);

@@ -1,9 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { currentTraceparent } from '../tracing/trace-hooks.js';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
-import { WebhookSubscriptionsRepository } from './webhook-subscriptions.repository.js';
 
 /** A plant as stored, as the plant-created event carries it. */
 export interface CreatedPlant {
@@ -29,29 +27,17 @@ export function plantCreatedEvent({ id, name, tag }: CreatedPlant): string {
  */
 @Injectable()
 export class PlantCreatedOutbox {
-  constructor(
-    private readonly subscriptions: WebhookSubscriptionsRepository,
-    private readonly deliveries: WebhookDeliveriesRepository,
-  ) {}
+  constructor(private readonly deliveries: WebhookDeliveriesRepository) {}
 
   /** Stores the plant's events on `manager`; returns how many. */
-  async record(manager: EntityManager, owner: string, plant: CreatedPlant): Promise<number> {
-    const targets = await this.subscriptions.activeIdsOf(manager, owner);
-    if (targets.length === 0) return 0;
-    const payload = plantCreatedEvent(plant);
-    const createdAt = Date.now();
-    // The create's trace, for the deliveries' spans to link to (none with tracing off).
-    const traceParent = currentTraceparent() ?? null;
-    await this.deliveries.enqueue(
+  record(manager: EntityManager, owner: string, plant: CreatedPlant): Promise<number> {
+    return this.deliveries.enqueueForOwner(
       manager,
-      targets.map((subscriptionId) => ({
-        id: `msg_${randomUUID().replaceAll('-', '')}`,
-        subscriptionId,
-        payload,
-        createdAt,
-        traceParent,
-      })),
+      owner,
+      plantCreatedEvent(plant),
+      Date.now(),
+      // The create's trace, for the deliveries' spans to link to (none with tracing off).
+      currentTraceparent() ?? null,
     );
-    return targets.length;
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { type EntityManager, In, Not, type Repository } from 'typeorm';
+import { type EntityManager, In, Not, type Repository, type SelectQueryBuilder } from 'typeorm';
+import { CompiledQuery, slots } from '../database/compiled-query.js';
 import { Transactions } from '../database/transactions.js';
 import { type DeliveryState, WebhookDelivery } from './webhook-delivery.entity.js';
 
@@ -16,12 +17,6 @@ export type ClaimedDelivery = Pick<
   'id' | 'subscriptionId' | 'payload' | 'attempts' | 'traceParent'
 >;
 
-/** A new pending delivery, as the create's outbox write stores it. */
-export type NewDelivery = Pick<
-  WebhookDelivery,
-  'id' | 'subscriptionId' | 'payload' | 'createdAt' | 'traceParent'
->;
-
 /** How one attempt ended, as recorded. */
 export interface AttemptRecord {
   state: DeliveryState;
@@ -30,66 +25,105 @@ export interface AttemptRecord {
   nextAttemptAt: number | null;
 }
 
+/** The event id: `msg_` and 32 random hex digits, made by the database for each row of the outbox write. */
+const EVENT_ID = {
+  postgres: `'msg_' || replace(gen_random_uuid()::text, '-', '')`,
+  sqlite: `'msg_' || lower(hex(randomblob(16)))`,
+};
+
 /**
  * The outbox of webhook deliveries, through a TypeORM
  * `Repository<WebhookDelivery>`. The create path stores rows (through
  * PlantCreatedOutbox, in its transaction); every instance's dispatcher claims
  * due ones with a lease, so that one instance at a time sends a delivery, and
  * another takes it over only when the lease has expired (its holder died).
+ * What runs per create or per attempt is SQL generated once (compiled-query.ts).
  */
 @Injectable()
 export class WebhookDeliveriesRepository {
   private readonly postgres: boolean;
+  private readonly enqueueOfOwner: CompiledQuery<'owner' | 'payload' | 'now' | 'traceParent'>;
+  private readonly record: CompiledQuery<
+    'id' | 'leaseOwner' | 'state' | 'attempts' | 'lastStatus' | 'lastError' | 'nextAttemptAt'
+  >;
+  /** PostgreSQL's one-statement claim, by how many it takes. */
+  private readonly claims = new Map<number, CompiledQuery<'leaseOwner' | 'leaseUntil' | 'now'>>();
 
   constructor(
     @InjectRepository(WebhookDelivery) private readonly deliveries: Repository<WebhookDelivery>,
     private readonly transactions: Transactions,
   ) {
-    this.postgres = deliveries.manager.connection.options.type === 'postgres';
+    const dataSource = deliveries.manager.connection;
+    this.postgres = dataSource.options.type === 'postgres';
+    // INSERT … SELECT, which TypeORM's InsertQueryBuilder cannot write: one
+    // statement whatever the number of subscriptions, rather than reading
+    // them first and writing their rows second.
+    this.enqueueOfOwner = CompiledQuery.fromSql(
+      dataSource,
+      `INSERT INTO webhook_deliveries (id, subscription_id, payload, state, attempts, next_attempt_at, created_at, trace_parent)
+       SELECT ${EVENT_ID[this.postgres ? 'postgres' : 'sqlite']}, s.id, :payload, 'pending', 0, :now, :now, :traceParent
+       FROM webhook_subscriptions s WHERE s.owner = :owner AND s.disabled_at IS NULL`,
+      ['owner', 'payload', 'now', 'traceParent'],
+    );
+    this.record = CompiledQuery.build(
+      deliveries
+        .createQueryBuilder()
+        .update()
+        .set({
+          ...slots('state', 'attempts', 'lastStatus', 'lastError', 'nextAttemptAt'),
+          // Raw SQL: a null here would be a parameter of its own.
+          leaseOwner: () => 'NULL',
+          leaseUntil: () => 'NULL',
+        })
+        .where(
+          `id = :id AND lease_owner = :leaseOwner AND state = 'pending'`,
+          slots('id', 'leaseOwner'),
+        ),
+    );
   }
 
-  /** Stores pending deliveries, due at once, on `manager` (the create's transaction). */
-  async enqueue(manager: EntityManager, rows: NewDelivery[]): Promise<void> {
-    await manager
-      .createQueryBuilder()
-      .insert()
-      .into(WebhookDelivery)
-      .values(
-        rows.map((row) => ({
-          ...row,
-          state: 'pending' as const,
-          attempts: 0,
-          nextAttemptAt: row.createdAt,
-        })),
-      )
-      // Nothing to read back: every column is given.
-      .updateEntity(false)
-      .execute();
+  /**
+   * Stores one pending delivery of `payload`, due at once, for each active
+   * subscription of `owner`, on `manager` (the create's transaction): the
+   * subscriptions that exist when the create commits. Returns how many.
+   */
+  enqueueForOwner(
+    manager: EntityManager,
+    owner: string,
+    payload: string,
+    now: number,
+    traceParent: string | null,
+  ): Promise<number> {
+    return this.enqueueOfOwner.affected(manager, { owner, payload, now, traceParent });
   }
 
   /**
    * Claims up to `limit` due deliveries for `leaseOwner` until `leaseUntil`.
-   * On PostgreSQL, FOR UPDATE SKIP LOCKED lets instances claim side by side
-   * without waiting on each other's rows. SQLite has one writer at a time:
-   * the transaction's snapshot keeps another process from claiming between
-   * the two statements (its write would make this one fail as busy).
+   * On PostgreSQL in one statement, an UPDATE of the rows a subquery locks
+   * FOR UPDATE SKIP LOCKED: instances claim side by side without waiting on
+   * each other's rows. SQLite has one writer at a time, and TypeORM writes no
+   * RETURNING for it: a transaction reads the due rows, then leases them (the
+   * transaction's snapshot keeps another process from claiming in between:
+   * its write would make this one fail as busy, to be tried again).
    */
-  claim(
+  async claim(
     leaseOwner: string,
     now: number,
     leaseUntil: number,
     limit: number,
   ): Promise<ClaimedDelivery[]> {
+    if (this.postgres) {
+      return this.claimQuery(limit).rows<ClaimedDelivery>(this.deliveries.manager, {
+        leaseOwner,
+        leaseUntil,
+        now,
+      });
+    }
     return this.transactions.run(async (manager) => {
-      const due = manager
-        .createQueryBuilder(WebhookDelivery, 'd')
+      const claimed = await this.due(manager.createQueryBuilder(WebhookDelivery, 'd'), limit)
         .select(['d.id', 'd.subscriptionId', 'd.payload', 'd.attempts', 'd.traceParent'])
-        .where(`d.state = 'pending' AND d.nextAttemptAt <= :now`, { now })
-        .andWhere('(d.leaseUntil IS NULL OR d.leaseUntil < :now)', { now })
-        .orderBy('d.nextAttemptAt')
-        .limit(limit);
-      if (this.postgres) due.setLock('pessimistic_write').setOnLocked('skip_locked');
-      const claimed = await due.getMany();
+        .setParameters({ now })
+        .getMany();
       if (claimed.length === 0) return [];
       await manager.update(
         WebhookDelivery,
@@ -98,6 +132,42 @@ export class WebhookDeliveriesRepository {
       );
       return claimed;
     });
+  }
+
+  /** Due deliveries, the oldest due first: pending, and not leased or with a lease run out at :now. */
+  private due(
+    builder: SelectQueryBuilder<WebhookDelivery>,
+    limit: number,
+  ): SelectQueryBuilder<WebhookDelivery> {
+    const d = builder.alias;
+    return builder
+      .where(`${d}.state = 'pending' AND ${d}.next_attempt_at <= :now`)
+      .andWhere(`(${d}.lease_until IS NULL OR ${d}.lease_until < :now)`)
+      .orderBy(`${d}.next_attempt_at`)
+      .limit(limit);
+  }
+
+  private claimQuery(limit: number): CompiledQuery<'leaseOwner' | 'leaseUntil' | 'now'> {
+    let query = this.claims.get(limit);
+    if (!query) {
+      const due = this.due(this.deliveries.createQueryBuilder('due'), limit)
+        .select('due.id')
+        .setLock('pessimistic_write')
+        .setOnLocked('skip_locked');
+      query = CompiledQuery.build(
+        this.deliveries
+          .createQueryBuilder()
+          .update()
+          .set(slots('leaseOwner', 'leaseUntil'))
+          .where(`id IN (${due.getQuery()})`)
+          .setParameters(slots('now'))
+          .returning(
+            'id, subscription_id AS "subscriptionId", payload, attempts, trace_parent AS "traceParent"',
+          ),
+      );
+      this.claims.set(limit, query);
+    }
+    return query;
   }
 
   /**
@@ -110,14 +180,10 @@ export class WebhookDeliveriesRepository {
     attempts: number,
     outcome: AttemptRecord,
   ): Promise<boolean> {
-    const result = await this.transactions.write((manager) =>
-      manager.update(
-        WebhookDelivery,
-        { id, leaseOwner, state: 'pending' },
-        { ...outcome, attempts, leaseOwner: null, leaseUntil: null },
-      ),
+    const changed = await this.transactions.write((manager) =>
+      this.record.affected(manager, { ...outcome, id, leaseOwner, attempts }),
     );
-    return (result.affected ?? 0) > 0;
+    return changed > 0;
   }
 
   /** Gives a claimed delivery back unattempted (shutdown), for any instance to take at once. */

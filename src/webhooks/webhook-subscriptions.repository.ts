@@ -19,19 +19,21 @@ const VISIBLE = { id: true, url: true, description: true, createdAt: true, disab
 /** Owner-scoped queries on webhook_subscriptions, through a TypeORM `Repository<WebhookSubscription>`. */
 @Injectable()
 export class WebhookSubscriptionsRepository {
-  /** On every create (the outbox write): SQL generated once, see compiled-query.ts. */
-  private readonly activeOfOwner: CompiledQuery<'owner'>;
+  /** Per delivery attempt: SQL generated once, see compiled-query.ts. */
+  private readonly targetOf: CompiledQuery<'id'>;
 
   constructor(
     @InjectRepository(WebhookSubscription)
     private readonly subscriptions: Repository<WebhookSubscription>,
     private readonly transactions: Transactions,
   ) {
-    this.activeOfOwner = CompiledQuery.build(
+    this.targetOf = CompiledQuery.build(
       subscriptions
         .createQueryBuilder('s')
-        .select('s.id', 'id')
-        .where('s.owner = :owner AND s.disabled_at IS NULL', slots('owner')),
+        .select('s.url', 'url')
+        .addSelect('s.secret', 'secret')
+        .addSelect('s.disabled_at', 'disabledAt')
+        .where('s.id = :id', slots('id')),
     );
   }
 
@@ -59,17 +61,15 @@ export class WebhookSubscriptionsRepository {
     return (result.affected ?? 0) > 0;
   }
 
-  target(id: string): Promise<SubscriptionTarget | null> {
-    return this.subscriptions.findOne({
-      select: { url: true, secret: true, disabledAt: true },
-      where: { id },
-    });
-  }
-
-  /** The ids of the owner's active subscriptions, on `manager` (the create's transaction). */
-  async activeIdsOf(manager: EntityManager, owner: string): Promise<string[]> {
-    const rows = await this.activeOfOwner.rows<{ id: string }>(manager, { owner });
-    return rows.map((row) => row.id);
+  async target(id: string): Promise<SubscriptionTarget | undefined> {
+    const [row] = await this.targetOf.rows<{
+      url: string;
+      secret: string;
+      disabledAt: number | string | null;
+    }>(this.subscriptions.manager, { id });
+    if (!row) return undefined;
+    // Raw rows are not hydrated: PostgreSQL returns the bigint as text.
+    return { ...row, disabledAt: row.disabledAt === null ? null : Number(row.disabledAt) };
   }
 
   /** Marks the subscription disabled, on `manager` (a transaction that also drops its deliveries). */

@@ -1,0 +1,67 @@
+import { DataSource } from 'typeorm';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { dataSourceOptions } from './data-source-options.js';
+import { Transactions } from './transactions.js';
+
+const settings = { DB_POOL_SIZE: 2, DB_CONNECT_TIMEOUT_MS: 2000, DB_STATEMENT_TIMEOUT_MS: 2000 };
+
+/**
+ * TypeORM's SQLite driver has one connection for the process: these pin that
+ * a write of one caller never joins, nor is undone with, another's transaction.
+ */
+describe('Transactions on SQLite', () => {
+  let dataSource: DataSource;
+  let transactions: Transactions;
+  const names = async () =>
+    (await dataSource.query<{ name: string }[]>('SELECT name FROM t ORDER BY name')).map(
+      (row) => row.name,
+    );
+
+  beforeEach(async () => {
+    dataSource = await new DataSource(
+      dataSourceOptions({ ...settings, DATABASE_URL: 'sqlite::memory:' }),
+    ).initialize();
+    await dataSource.query('CREATE TABLE t (name TEXT PRIMARY KEY)');
+    transactions = new Transactions(dataSource);
+  });
+  afterEach(() => dataSource.destroy());
+
+  it("keeps a write made while another's transaction is open when that transaction rolls back", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const failing = transactions.run(async (manager) => {
+      await manager.query("INSERT INTO t VALUES ('from the transaction')");
+      await gate;
+      throw new Error('rolled back');
+    });
+    const write = transactions.write((manager) =>
+      manager.query("INSERT INTO t VALUES ('acknowledged')"),
+    );
+    // The write waits for its turn rather than running inside the open transaction.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await names()).toEqual(['from the transaction']);
+    release();
+    await expect(failing).rejects.toThrow('rolled back');
+    await write;
+    expect(await names()).toEqual(['acknowledged']);
+  });
+
+  it('runs concurrent transactions one after the other, each committed or rolled back alone', async () => {
+    const results = await Promise.allSettled(
+      ['a', 'b', 'c', 'd'].map((name) =>
+        transactions.run(async (manager) => {
+          await manager.query('INSERT INTO t VALUES (?)', [name]);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          if (name === 'b') throw new Error('b fails');
+        }),
+      ),
+    );
+    expect(results.map((result) => result.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+    ]);
+    expect(await names()).toEqual(['a', 'c', 'd']);
+  });
+});

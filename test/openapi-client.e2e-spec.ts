@@ -252,7 +252,7 @@ describe.each(databaseKinds())('a client generated from openapi.json on %s', (ki
         locker.close();
       };
     } else {
-      const locker = new pg.Client({ connectionString: t.current.database.url });
+      const locker = new pg.Client({ connectionString: t.current.database.directUrl });
       await locker.connect();
       await locker.query('BEGIN');
       await locker.query('LOCK TABLE plants IN ACCESS EXCLUSIVE MODE');

@@ -72,7 +72,7 @@ describe.skipIf(!databaseKinds().includes('postgres'))(
     async function startTogether(
       startEnv: Record<string, string>,
     ): Promise<{ started: ServiceProcess[]; waiting: number }> {
-      const holder = new pg.Client({ connectionString: database.url });
+      const holder = new pg.Client({ connectionString: database.directUrl });
       await holder.connect();
       try {
         // The service's lock is transaction-scoped: held until this transaction ends.
@@ -123,7 +123,7 @@ describe.skipIf(!databaseKinds().includes('postgres'))(
     });
 
     it('both start on an empty database at the same moment: the migration runs once, and neither fails', async () => {
-      const client = new pg.Client({ connectionString: database.url });
+      const client = new pg.Client({ connectionString: database.directUrl });
       await client.connect();
       try {
         const { rows } = await client.query<{ name: string }>('SELECT name FROM migrations');

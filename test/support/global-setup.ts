@@ -1,11 +1,17 @@
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+import { startPgBouncer, type PgBouncer } from './pgbouncer.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     /** A PostgreSQL URL with the right to create databases, or null when none is reachable. */
     postgresAdminUrl: string | null;
+    /**
+     * With TEST_POSTGRES_VIA_PGBOUNCER=true, a PgBouncer (transaction pooling)
+     * in front of that server, which the service under test is given; else null.
+     */
+    pgbouncerUrl: string | null;
     /** A Redis URL, or null when none is reachable. */
     redisUrl: string | null;
   }
@@ -46,9 +52,10 @@ async function redisReachable(url: string): Promise<boolean> {
 /**
  * Finds the PostgreSQL server for the PostgreSQL half of the suites. Outside
  * CI those suites are skipped when there is none; in CI (CI=true) its absence
- * fails the run, so that a green CI always means both databases passed.
+ * fails the run, so that a green CI always means both databases passed. The
+ * same holds for the PgBouncer that TEST_POSTGRES_VIA_PGBOUNCER=true asks for.
  */
-export default async function setup(project: TestProject): Promise<void> {
+export default async function setup(project: TestProject): Promise<(() => Promise<void>) | void> {
   const url = process.env.TEST_POSTGRES_URL ?? DEFAULT_URL;
   const ok = await reachable(url);
   if (!ok && process.env.CI === 'true') {
@@ -60,7 +67,6 @@ export default async function setup(project: TestProject): Promise<void> {
         'Start one (or set TEST_POSTGRES_URL) to run them.',
     );
   }
-  project.provide('postgresAdminUrl', ok ? url : null);
 
   const redisUrl = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
   const redisOk = await redisReachable(redisUrl);
@@ -70,4 +76,21 @@ export default async function setup(project: TestProject): Promise<void> {
   if (!redisOk)
     console.warn(`Redis is not reachable at ${redisUrl}: the shared rate-limit test is skipped.`);
   project.provide('redisUrl', redisOk ? redisUrl : null);
+
+  let pgbouncer: PgBouncer | null = null;
+  const viaPgBouncer = process.env.TEST_POSTGRES_VIA_PGBOUNCER === 'true';
+  if (ok && viaPgBouncer) {
+    try {
+      pgbouncer = await startPgBouncer(url);
+      console.log(`The service reaches PostgreSQL through PgBouncer at ${pgbouncer.url}`);
+    } catch (error) {
+      const why = `TEST_POSTGRES_VIA_PGBOUNCER=true but PgBouncer did not start: ${(error as Error).message}`;
+      if (process.env.CI === 'true') throw new Error(`CI=true and ${why}`);
+      console.warn(`${why}\nThe PostgreSQL suites are skipped.`);
+    }
+  }
+  // Without the PgBouncer asked for, the PostgreSQL suites would pass on a direct connection: skip them.
+  project.provide('postgresAdminUrl', ok && (!viaPgBouncer || pgbouncer) ? url : null);
+  project.provide('pgbouncerUrl', pgbouncer?.url ?? null);
+  return pgbouncer?.stop;
 }

@@ -22,7 +22,7 @@ export async function runSql(
     }
     return;
   }
-  const client = new pg.Client({ connectionString: database.url });
+  const client = new pg.Client({ connectionString: database.directUrl });
   await client.connect();
   try {
     await client.query(sql, params);

@@ -1,4 +1,5 @@
 import { type DynamicModule, Module } from '@nestjs/common';
+import type { Logger } from 'pino';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ThrottlerGuard } from '@nestjs/throttler';
 import { BearerAuthGuard } from './auth/bearer-auth.guard.js';
@@ -14,6 +15,7 @@ import { LoggingModule } from './logging/logging.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { PlantsModule } from './plants/plants.module.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
+import { WebhookDispatchModule } from './webhooks/webhook-dispatch.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 
 /**
@@ -22,25 +24,31 @@ import { WebhooksModule } from './webhooks/webhooks.module.js';
  * tests and the OpenAPI export, gets the same pipeline. The guards are listed
  * here, in the order they run: authentication first, so that the rate limit
  * counts per token owner.
+ *
+ * APP_ROLE picks what the instance does: `api` serves the API and sends no
+ * webhooks, `worker` sends webhooks and serves only health and metrics, `all`
+ * (the default) both.
  */
 @Module({})
 export class AppModule {
-  static forRoot(env: Environment): DynamicModule {
+  static forRoot(env: Environment, rootLogger: Logger): DynamicModule {
     // The one reading of the switch: off, neither the quota nor the failure budget is loaded.
     const rateLimited = env.RATE_LIMIT_ENABLED;
+    const servesApi = env.APP_ROLE !== 'worker';
+    const dispatches = env.APP_ROLE !== 'api';
     return {
       module: AppModule,
       imports: [
         configModule(env),
-        LoggingModule,
+        LoggingModule.forRoot(rootLogger),
         LifecycleModule,
         DatabaseModule,
         MetricsModule.forRoot(env.METRICS_ENABLED),
         ...(rateLimited ? [RateLimitModule] : []),
         AuthModule.forRoot({ failureBudget: rateLimited }),
         HealthModule,
-        PlantsModule,
-        WebhooksModule,
+        ...(servesApi ? [PlantsModule, WebhooksModule] : []),
+        ...(dispatches ? [WebhookDispatchModule] : []),
       ],
       providers: [
         { provide: APP_GUARD, useClass: BearerAuthGuard },

@@ -13,7 +13,9 @@ import { closeConnectionsInStages } from './http/lingering-close.js';
 import { REQUEST_ID_HEADER, requestIdFrom } from './http/request-id.js';
 import { setSecurityHeaders } from './http/security-headers.js';
 import { PinoNestLogger } from './logging/pino-nest.logger.js';
+import { ShutdownState } from './lifecycle/shutdown-state.js';
 import { RequestLog } from './logging/request-log.js';
+import { createRootLogger } from './logging/root-logger.js';
 import { MetricsService } from './metrics/metrics.service.js';
 import { setupOpenApi } from './openapi/openapi.js';
 
@@ -36,7 +38,8 @@ export interface CreatedApp {
  * A request meets, in this order:
  *  1. Node's HTTP parser; what it refuses is answered by answerClientError.
  *  2. Fastify: request id (genReqId), routing; errors before routing go to sendError.
- *  3. onRequest: X-Request-Id echoed, security headers, CORS (when configured).
+ *  3. onRequest: X-Request-Id echoed (and Connection: close once shutting
+ *     down), security headers, CORS (when configured).
  *  4. The JSON body parser (lossless: every digit of an int64 id survives).
  *  5. Nest (app.module.ts): BearerAuthGuard, ThrottlerGuard, DtoValidationPipe,
  *     the controller; HttpErrorFilter for every error.
@@ -71,17 +74,26 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
     },
     clientErrorHandler: answerClientError,
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(env), adapter, {
-    // Nest's default parsers would accept text/plain and forms; only JSON is taken (else 415).
-    bodyParser: false,
-    bufferLogs: options.logger !== false,
-    logger: options.logger,
-  });
-  if (options.logger !== false) app.useLogger(app.get(PinoNestLogger));
+  // Nest logs through pino from its first line: a start that fails (the
+  // database unreachable) says why in the same JSON lines as the rest.
+  const rootLogger = createRootLogger(env.LOG_LEVEL, env.NODE_ENV);
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.forRoot(env, rootLogger),
+    adapter,
+    {
+      // Nest's default parsers would accept text/plain and forms; only JSON is taken (else 415).
+      bodyParser: false,
+      logger: options.logger ?? new PinoNestLogger(rootLogger),
+    },
+  );
   const fastify = app.getHttpAdapter().getInstance();
 
+  // Once shutdown has begun (SIGTERM's drain, then requests in flight), every
+  // answer closes its connection: keep-alive clients reconnect to another instance.
+  const shutdown = app.get(ShutdownState);
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header('X-Request-Id', request.id);
+    if (shutdown.shuttingDown) void reply.header('Connection', 'close');
     done();
   });
   fastify.addHook('onRequest', setSecurityHeaders);
@@ -121,6 +133,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
   // A client still sending a body that was refused (413) gets to read the answer.
   closeConnectionsInStages(fastify.server);
 
-  setupOpenApi(app);
+  // A worker serves health and metrics only: no API, so no document of one.
+  if (env.APP_ROLE !== 'worker') setupOpenApi(app);
   return { app, env };
 }

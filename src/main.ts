@@ -1,12 +1,17 @@
 import { Logger } from '@nestjs/common';
 import { createApp } from './app.setup.js';
 import { installGracefulShutdown } from './lifecycle/graceful-shutdown.js';
+import { logStartupFailure } from './logging/startup-failure.js';
 
 /** Entry point of the service: `npm start`, `npm run start:prod`, the container. */
 async function bootstrap(): Promise<void> {
   const { app, env } = await createApp();
   const logger = new Logger('PlantStore');
-  installGracefulShutdown(app, env.SHUTDOWN_TIMEOUT_MS, new Logger('Shutdown'));
+  installGracefulShutdown(
+    app,
+    { drainMs: env.SHUTDOWN_DRAIN_MS, timeoutMs: env.SHUTDOWN_TIMEOUT_MS },
+    new Logger('Shutdown'),
+  );
   await app.listen({ port: env.PORT, host: env.HOST });
   // app.getUrl() says 127.0.0.1 for a wildcard bind; log the address really bound.
   const { port } = app.getHttpServer().address() as { port: number };
@@ -19,7 +24,6 @@ async function bootstrap(): Promise<void> {
 }
 
 bootstrap().catch((error: unknown) => {
-  // Configuration errors are already a readable message; do not bury it in a stack.
-  console.error(error instanceof Error ? error.message : error);
+  logStartupFailure(error);
   process.exit(1);
 });

@@ -155,11 +155,12 @@ describe('the running service (node dist/main.js)', () => {
     });
     afterAll(async () => database.drop());
 
-    it('on SIGTERM answers every request in flight, refuses new ones, and exits 0', async () => {
+    it('on SIGTERM drains (not ready, serving with Connection: close), answers every request in flight, refuses new ones, and exits 0', async () => {
       const service = await startService(cwd, {
         NODE_ENV: 'production',
         DATABASE_URL: database.url,
         BOOTSTRAP_TOKEN: TOKEN,
+        SHUTDOWN_DRAIN_MS: '1500',
       });
       const count = 40_000;
       await seedPlants(database, 'demo', count);
@@ -168,7 +169,16 @@ describe('the running service (node dist/main.js)', () => {
       const inFlight = await Promise.all(
         Array.from({ length: 6 }, () => fetch(`${service.url}/plants`, { headers: auth })),
       );
+      const signalled = Date.now();
       service.child.kill('SIGTERM');
+      // The drain: a balancer sees the instance not ready, while it still serves
+      // new requests, closing each connection after its answer.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect((await fetch(`${service.url}/health/ready`)).status).toBe(503);
+      const during = await fetch(`${service.url}/plants?limit=1`, { headers: auth });
+      expect(during.status).toBe(200);
+      expect(during.headers.get('connection')).toBe('close');
+      expect(await during.json()).toEqual([{ name: 'plant 1' }]);
       const bodies = await Promise.all(
         inFlight.map(async (r) => ({ status: r.status, body: await r.text() })),
       );
@@ -179,6 +189,7 @@ describe('the running service (node dist/main.js)', () => {
         expect(plants[count - 1]).toEqual({ name: `plant ${count}` });
       }
       expect(await exited).toBe(0);
+      expect(Date.now() - signalled).toBeGreaterThanOrEqual(1500);
       expect(service.output()).toMatch(/"context":"Shutdown","msg":"SIGTERM received/);
       expect(service.output()).toMatch(/"context":"Shutdown","msg":"stopped cleanly"/);
       await expect(fetch(`${service.url}/health/live`)).rejects.toThrow();

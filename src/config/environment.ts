@@ -24,6 +24,10 @@ const TOKEN_PATTERN = /^[A-Za-z0-9._~+/-]{32,512}=*$/;
 /** Durations such as 5s,30s,2m,10m,1h,6h,24h (units ms, s, m, h, d). */
 const RETRY_SCHEDULE_PATTERN = /^\s*\d{1,9}(ms|s|m|h|d)(\s*,\s*\d{1,9}(ms|s|m|h|d))*\s*$/;
 
+/** What an instance does: `api` serves HTTP, `worker` sends webhooks, `all` both. */
+const APP_ROLES = ['all', 'api', 'worker'] as const;
+export type AppRole = (typeof APP_ROLES)[number];
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevelName = (typeof LOG_LEVELS)[number];
 
@@ -89,9 +93,28 @@ export class Environment {
   @BooleanVariable()
   METRICS_ENABLED = true;
 
-  /** How long in-flight requests may take to finish after SIGTERM/SIGINT. */
+  /**
+   * After SIGTERM: how long the instance keeps serving (readiness already
+   * failing, every answer with Connection: close) before it stops accepting,
+   * so that a load balancer takes it out first. SIGINT skips it.
+   */
+  @IntVariable(0, 600_000)
+  SHUTDOWN_DRAIN_MS = 5000;
+
+  /** How long in-flight requests may take to finish once the instance stops accepting. */
   @IntVariable(0, 600_000)
   SHUTDOWN_TIMEOUT_MS = 10_000;
+
+  @IsIn(APP_ROLES)
+  APP_ROLE: AppRole = 'all';
+
+  /**
+   * Run pending migrations at start-up. With false the instance never
+   * migrates and refuses to start while a migration is pending (the
+   * migrations run as a job: `node dist/migrate.main.js`).
+   */
+  @BooleanVariable()
+  DB_MIGRATE_ON_START = true;
 
   /** Origins allowed by CORS, comma-separated; empty: CORS off. */
   @Transform(toList)

@@ -4,7 +4,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { Environment } from '../config/environment.js';
 import { dataSourceOptions } from './data-source-options.js';
-import { runMigrations } from './run-migrations.js';
+import { assertSchemaCurrent, runMigrations, SchemaBehindError } from './run-migrations.js';
 import { OutboxSignal } from './outbox-signal.js';
 import { PoolGauges } from './pool-gauges.js';
 import { Transactions } from './transactions.js';
@@ -21,6 +21,8 @@ import { Transactions } from './transactions.js';
     TypeOrmModule.forRootAsync({
       inject: [ConfigService],
       useFactory: (config: ConfigService<Environment, true>) => ({
+        // Not TypeORM's: taken out again by dataSourceFactory below, which sees only these options.
+        migrateOnStart: config.get('DB_MIGRATE_ON_START', { infer: true }),
         ...dataSourceOptions({
           DATABASE_URL: config.get('DATABASE_URL', { infer: true }),
           DB_POOL_SIZE: config.get('DB_POOL_SIZE', { infer: true }),
@@ -29,10 +31,15 @@ import { Transactions } from './transactions.js';
         }),
         // The entities that feature modules register with TypeOrmModule.forFeature.
         autoLoadEntities: true,
+        // A database that cannot be reached yet is tried again; a schema behind is final.
+        toRetry: (error: unknown) => !(error instanceof SchemaBehindError),
       }),
       dataSourceFactory: async (options) => {
-        const dataSource = await new DataSource(options!).initialize();
-        await runMigrations(dataSource);
+        const { migrateOnStart, ...dataSourceOptions } = options as typeof options & {
+          migrateOnStart: boolean;
+        };
+        const dataSource = await new DataSource(dataSourceOptions).initialize();
+        await (migrateOnStart ? runMigrations(dataSource) : assertSchemaCurrent(dataSource));
         return dataSource;
       },
     }),

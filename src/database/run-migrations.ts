@@ -32,3 +32,24 @@ export async function runMigrations(dataSource: DataSource): Promise<void> {
     await queryRunner.release();
   }
 }
+
+/**
+ * For an instance that does not migrate (DB_MIGRATE_ON_START=false): refuses
+ * to start while a migration of this code is pending, naming it. A schema
+ * ahead of the code (migrations this version does not know, run by a newer
+ * version's job during a rolling upgrade) is fine: migrations expand first and
+ * contract in a later release, so an older instance keeps working on it.
+ */
+export async function assertSchemaCurrent(dataSource: DataSource): Promise<void> {
+  const pending = await new MigrationExecutor(dataSource).getPendingMigrations();
+  if (pending.length === 0) return;
+  const names = pending.map((migration) => migration.name).join(', ');
+  throw new SchemaBehindError(
+    `The database schema is behind this version: pending migration ${names}. ` +
+      'Run the migrations job first (npm run migration:run; in the container: node dist/migrate.main.js), ' +
+      'or set DB_MIGRATE_ON_START=true.',
+  );
+}
+
+/** The schema lacks a migration of this code: not worth retrying until the job has run. */
+export class SchemaBehindError extends Error {}

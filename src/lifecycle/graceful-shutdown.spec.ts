@@ -6,7 +6,11 @@ import { ShutdownState } from './shutdown-state.js';
 /** What reached the app's logger: level, message, and the rest as Nest hands it on. */
 type Line = [level: string, message: unknown, ...params: unknown[]];
 
-function harness(close: () => Promise<void>, timeoutMs = 1000) {
+function harness(
+  close: () => Promise<void>,
+  timeoutMs = 1000,
+  { drainMs = 0, first = 'SIGTERM' }: { drainMs?: number; first?: 'SIGTERM' | 'SIGINT' } = {},
+) {
   const lines: Line[] = [];
   const capture: LoggerService = {
     log: (message, ...params) => lines.push(['log', message, ...params]),
@@ -18,13 +22,18 @@ function harness(close: () => Promise<void>, timeoutMs = 1000) {
   const app = { get: () => state, close } as unknown as INestApplication;
   const exited = new Promise<number>((resolve) => {
     const handlers = new Map<string, () => void>();
-    installGracefulShutdown(app, timeoutMs, new Logger('Shutdown'), resolve, (signal, stop) =>
-      handlers.set(signal, stop),
+    installGracefulShutdown(
+      app,
+      { drainMs, timeoutMs },
+      new Logger('Shutdown'),
+      resolve,
+      (signal, stop) => handlers.set(signal, stop),
     );
     queueMicrotask(() => {
       expect([...handlers.keys()]).toEqual(['SIGTERM', 'SIGINT']);
-      handlers.get('SIGTERM')!();
-      handlers.get('SIGINT')!(); // a second signal while stopping changes nothing
+      handlers.get(first)!();
+      // A second signal while stopping changes nothing.
+      handlers.get(first === 'SIGTERM' ? 'SIGINT' : 'SIGTERM')!();
     });
   });
   return { lines, state, exited };
@@ -46,15 +55,45 @@ describe('installGracefulShutdown', () => {
     finishClose();
     expect(await exited).toBe(0);
     expect(lines).toEqual([
-      ['log', 'SIGTERM received: finishing requests in flight (at most 1000 ms)', 'Shutdown'],
+      ['log', 'SIGTERM received', 'Shutdown'],
+      ['log', 'closing: finishing requests in flight (at most 1000 ms)', 'Shutdown'],
       ['log', 'stopped cleanly', 'Shutdown'],
     ]);
+  });
+
+  it('on SIGTERM goes on serving, not ready, for the drain, and only then closes', async () => {
+    vi.useFakeTimers();
+    let closed = 0;
+    const { lines, state, exited } = harness(async () => void (closed += 1), 1000, {
+      drainMs: 5000,
+    });
+    await vi.advanceTimersByTimeAsync(4999);
+    expect(state.shuttingDown).toBe(true);
+    expect(closed).toBe(0);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(closed).toBe(1);
+    expect(await exited).toBe(0);
+    expect(lines[0]).toEqual([
+      'log',
+      'SIGTERM received: not ready; serving with Connection: close for 5000 ms',
+      'Shutdown',
+    ]);
+  });
+
+  it('on SIGINT closes at once, without the drain', async () => {
+    let closed = 0;
+    const { exited } = harness(async () => void (closed += 1), 1000, {
+      drainMs: 5000,
+      first: 'SIGINT',
+    });
+    expect(await exited).toBe(0);
+    expect(closed).toBe(1);
   });
 
   it('exits 1 with the cause logged when closing fails', async () => {
     const { lines, exited } = harness(() => Promise.reject(new Error('pool would not end')));
     expect(await exited).toBe(1);
-    expect(lines[1]).toEqual([
+    expect(lines[2]).toEqual([
       'error',
       'shutdown failed',
       expect.stringContaining('Error: pool would not end'),
@@ -67,7 +106,7 @@ describe('installGracefulShutdown', () => {
     const { lines, exited } = harness(() => new Promise<void>(() => {}), 50);
     await vi.advanceTimersByTimeAsync(50);
     expect(await exited).toBe(1);
-    expect(lines[1]).toEqual([
+    expect(lines[2]).toEqual([
       'error',
       'requests still in flight after 50 ms: exiting anyway',
       undefined, // Nest's Logger hands on an error's stack slot even when there is none

@@ -1,13 +1,13 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { WebhooksModule } from '../webhooks/webhooks.module.js';
+import { WebhookStorageModule } from '../webhooks/webhook-storage.module.js';
 import { Plant } from './plant.entity.js';
 import { PlantsController } from './plants.controller.js';
 import { PlantsRepository } from './plants.repository.js';
 import { PlantsService } from './plants.service.js';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([Plant]), WebhooksModule],
+  imports: [TypeOrmModule.forFeature([Plant]), WebhookStorageModule],
   controllers: [PlantsController],
   providers: [PlantsService, PlantsRepository],
 })

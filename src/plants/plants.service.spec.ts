@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { OutboxSignal } from '../database/outbox-signal.js';
 import type { Transactions } from '../database/transactions.js';
 import type { PlantMetrics } from '../metrics/plant-metrics.js';
-import type { PlantCreatedOutbox } from '../webhooks/webhooks.module.js';
+import type { PlantCreatedOutbox } from '../webhooks/webhook-storage.module.js';
 import type { NewPlantDto } from './dto/new-plant.dto.js';
 import type { PlantRow, PlantsRepository, StoredPlant } from './plants.repository.js';
 import { LIST_PAGE_SIZE, PlantsService } from './plants.service.js';

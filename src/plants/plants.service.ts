@@ -2,7 +2,7 @@ import { ConflictException, Injectable, NotFoundException } from '@nestjs/common
 import { OutboxSignal } from '../database/outbox-signal.js';
 import { Transactions } from '../database/transactions.js';
 import { PlantMetrics } from '../metrics/plant-metrics.js';
-import { PlantCreatedOutbox } from '../webhooks/webhooks.module.js';
+import { PlantCreatedOutbox } from '../webhooks/webhook-storage.module.js';
 import type { NewPlantDto } from './dto/new-plant.dto.js';
 import { PlantDto } from './dto/plant.dto.js';
 import { type PlantRow, PlantsRepository, type StoredPlant } from './plants.repository.js';

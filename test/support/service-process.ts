@@ -40,6 +40,8 @@ export async function startService(
       HOST: '127.0.0.1',
       PORT: '0',
       RATE_LIMIT_ENABLED: 'false',
+      // No load balancer to wait for: a suite that tests the drain sets it.
+      SHUTDOWN_DRAIN_MS: '0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -66,12 +68,17 @@ export async function startService(
   return { child, url, output: () => output };
 }
 
-/** Runs the service until it exits by itself; for start-up failures. */
+/**
+ * Runs the service until it exits by itself, for start-up failures; or, with
+ * `script`, another entry point of the build (e.g. `migrate.main.js`, the
+ * migrations job) the way the container would.
+ */
 export function runServiceToExit(
   cwd: string,
   env: Record<string, string>,
+  script = 'main.js',
 ): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [...NODE_ARGS, MAIN], {
+  const child = spawn(process.execPath, [...NODE_ARGS, resolve('dist', script)], {
     cwd,
     env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

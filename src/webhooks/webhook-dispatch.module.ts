@@ -1,0 +1,22 @@
+import { Module } from '@nestjs/common';
+import { WebhookDispatcher } from './webhook-dispatcher.js';
+import { WebhookSender } from './webhook-sender.js';
+import { WebhookSettings } from './webhook-settings.js';
+import { WebhookStorageModule } from './webhook-storage.module.js';
+
+/**
+ * Sends the events in the outbox: loaded by instances whose APP_ROLE is
+ * `all` or `worker` (see app.module.ts).
+ */
+@Module({
+  imports: [WebhookStorageModule],
+  providers: [
+    {
+      provide: WebhookSender,
+      inject: [WebhookSettings],
+      useFactory: (settings: WebhookSettings) => new WebhookSender(settings),
+    },
+    WebhookDispatcher,
+  ],
+})
+export class WebhookDispatchModule {}

@@ -10,8 +10,9 @@
  * `npm run bench` can say what NestJS, TypeORM and the service's code cost.
  *
  * Run by bench/run.ts as a child process: DATABASE_URL, PORT, HOST, DB_POOL_SIZE,
- * REFERENCE_FEATURES (all or none), and the service's LOG_LEVEL, RATE_LIMIT_MAX,
- * RATE_LIMIT_WINDOW_MS.
+ * REFERENCE_FEATURES (all or none), REFERENCE_NAMED_STATEMENTS (true: named PostgreSQL
+ * statements instead of the service's unnamed ones, see store.ts), and the service's
+ * LOG_LEVEL, RATE_LIMIT_MAX, RATE_LIMIT_WINDOW_MS.
  */
 import { pathToFileURL } from 'node:url';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
@@ -103,7 +104,11 @@ export async function buildReference(store: Store, bodyLimit: number, features?:
 
 async function main(): Promise<void> {
   const url = process.env.DATABASE_URL ?? 'sqlite:./data/reference.sqlite';
-  const store = await openStore(url, Number(process.env.DB_POOL_SIZE ?? 10));
+  const store = await openStore(
+    url,
+    Number(process.env.DB_POOL_SIZE ?? 10),
+    process.env.REFERENCE_NAMED_STATEMENTS === 'true',
+  );
   const app = await buildReference(
     store,
     1024 * 1024,

@@ -53,11 +53,15 @@ export const SCHEMA: Readonly<Record<'sqlite' | 'postgres', readonly string[]>> 
   ],
 };
 
-/** The settings every server of the bench gives PostgreSQL's pool: the service's defaults. */
+/**
+ * The settings every server of the bench gives PostgreSQL's pool: the service's defaults
+ * (DB_CONNECT_TIMEOUT_MS, and DB_STATEMENT_TIMEOUT_MS as pg's client-side query_timeout).
+ * Like the service's, none is a startup parameter: PgBouncer in transaction mode refuses a
+ * connection that sends statement_timeout ("unsupported startup parameter").
+ */
 export const POSTGRES_POOL = {
   connectionTimeoutMillis: 5000,
-  statement_timeout: 10_000,
-  query_timeout: 11_000,
+  query_timeout: 10_000,
 } as const;
 
 function sqliteStore(file: string, busyTimeoutMs: number): Store {
@@ -110,20 +114,30 @@ function sqliteStore(file: string, busyTimeoutMs: number): Store {
   };
 }
 
-/** The service's pool settings at their defaults (DB_POOL_SIZE, DB_*_TIMEOUT_MS): the same driver work. */
-async function postgresStore(url: string, poolSize: number): Promise<Store> {
+/**
+ * The service's pool settings at their defaults (DB_POOL_SIZE, DB_*_TIMEOUT_MS): the same driver
+ * work. Unnamed statements, as the service runs them so that it is safe behind PgBouncer in
+ * transaction mode; with `namedStatements` (REFERENCE_NAMED_STATEMENTS=true), named ones,
+ * parsed and planned once per connection: what that constraint costs, measured directly only
+ * (through PgBouncer in transaction mode a name meets a server connection that lacks it or
+ * already has it).
+ */
+async function postgresStore(
+  url: string,
+  poolSize: number,
+  namedStatements: boolean,
+): Promise<Store> {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
     ...POSTGRES_POOL,
   });
   for (const statement of SCHEMA.postgres) await pool.query(statement);
-  // Named statements: parsed and planned once per connection.
   const query = async <Row extends pg.QueryResultRow>(
     name: string,
     text: string,
     values: unknown[],
-  ) => pool.query<Row>({ name, text, values });
+  ) => (namedStatements ? pool.query<Row>({ name, text, values }) : pool.query<Row>(text, values));
   return {
     ownerOf: async (hash) =>
       (
@@ -177,9 +191,16 @@ async function postgresStore(url: string, poolSize: number): Promise<Store> {
   };
 }
 
-/** `sqlite:<file>` or a PostgreSQL URL, as bench/run.ts passes DATABASE_URL to a server. */
-export async function openStore(url: string, poolSize: number): Promise<Store> {
+/**
+ * `sqlite:<file>` or a PostgreSQL URL, as bench/run.ts passes DATABASE_URL to a server.
+ * `namedStatements`: PostgreSQL only (SQLite's statements are prepared once either way).
+ */
+export async function openStore(
+  url: string,
+  poolSize: number,
+  namedStatements = false,
+): Promise<Store> {
   return url.startsWith('sqlite:')
     ? sqliteStore(url.slice('sqlite:'.length), 10_000)
-    : postgresStore(url, poolSize);
+    : postgresStore(url, poolSize, namedStatements);
 }

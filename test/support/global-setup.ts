@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { startPgBouncer, type PgBouncer } from './pgbouncer.js';
+import { startPgBouncer, type PgBouncer } from '../../bench/support/pgbouncer.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -81,7 +81,7 @@ export default async function setup(project: TestProject): Promise<(() => Promis
   const viaPgBouncer = process.env.TEST_POSTGRES_VIA_PGBOUNCER === 'true';
   if (ok && viaPgBouncer) {
     try {
-      pgbouncer = await startPgBouncer(url);
+      pgbouncer = await startPgBouncer(url, { report: true });
       console.log(`The service reaches PostgreSQL through PgBouncer at ${pgbouncer.url}`);
     } catch (error) {
       const why = `TEST_POSTGRES_VIA_PGBOUNCER=true but PgBouncer did not start: ${(error as Error).message}`;

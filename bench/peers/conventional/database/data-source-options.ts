@@ -20,7 +20,8 @@ export function dataSourceOptions(): TypeOrmModuleOptions {
       type: 'better-sqlite3',
       database: url.slice('sqlite:'.length),
       enableWAL: true,
-      timeout: POSTGRES_POOL.statement_timeout,
+      // The service's busy timeout: DB_STATEMENT_TIMEOUT_MS, its query_timeout on PostgreSQL.
+      timeout: POSTGRES_POOL.query_timeout,
       prepareDatabase: (db: { pragma(sql: string): unknown }) => {
         db.pragma('synchronous = FULL');
       },

@@ -6,12 +6,32 @@ import { join } from 'node:path';
 import pg from 'pg';
 
 /** Debian's pgbouncer package (1.18 on Debian 12). */
-const PGBOUNCER_PATH = process.env.PGBOUNCER_PATH ?? '/usr/sbin/pgbouncer';
+export const PGBOUNCER_PATH = process.env.PGBOUNCER_PATH ?? '/usr/sbin/pgbouncer';
 
 export interface PgBouncer {
   /** The admin URL with PgBouncer's host and port: the same user and database. */
   url: string;
+  /** What its log says so far about the databases whose names start with `prefix`. */
+  logins(prefix: string): Promise<PgBouncerLogins>;
   stop(): Promise<void>;
+}
+
+export interface PgBouncerLogins {
+  /** Client logins to those databases (each client connection logs in once). */
+  logins: number;
+  /** The distinct databases among them. */
+  databases: number;
+  /** Every error it answered a client with, whatever the database. */
+  poolerErrors: number;
+}
+
+export interface PgBouncerOptions {
+  /**
+   * When stopped, print the test run's line: how many of the suites'
+   * connections (databases plant_store_test_*) reached it, and how many it
+   * refused. The bench prints its own from logins().
+   */
+  report?: boolean;
 }
 
 async function freePort(): Promise<number> {
@@ -27,10 +47,14 @@ async function freePort(): Promise<number> {
 /**
  * Starts a PgBouncer in front of the PostgreSQL at adminUrl, in transaction
  * pooling mode and otherwise with its defaults, so that the service under
- * test meets PgBouncer as a production deployment would. Rejects (with the
- * end of its log) when it is not installed or does not answer a query.
+ * test (the e2e suites' PgBouncer pass, the bench's pgbouncer kind) meets
+ * PgBouncer as a production deployment would. Rejects (with the end of its
+ * log) when it is not installed or does not answer a query.
  */
-export async function startPgBouncer(adminUrl: string): Promise<PgBouncer> {
+export async function startPgBouncer(
+  adminUrl: string,
+  options: PgBouncerOptions = {},
+): Promise<PgBouncer> {
   await access(PGBOUNCER_PATH, constants.X_OK).catch(() => {
     throw new Error(
       `PgBouncer is not at ${PGBOUNCER_PATH} (Debian: apt-get install pgbouncer, or set PGBOUNCER_PATH)`,
@@ -47,7 +71,7 @@ export async function startPgBouncer(adminUrl: string): Promise<PgBouncer> {
   ].join(' ');
   const config = [
     '[databases]',
-    // Any database name a client asks for, on the one server: each suite makes its own.
+    // Any database name a client asks for, on the one server: each suite (bench server) makes its own.
     `* = ${server}`,
     '[pgbouncer]',
     'listen_addr = 127.0.0.1',
@@ -58,6 +82,7 @@ export async function startPgBouncer(adminUrl: string): Promise<PgBouncer> {
     'pool_mode = transaction',
     // Every suite's apps and helpers at once; the default (100) is a production size.
     'max_client_conn = 1000',
+    // Per database and user: above the pool of one app (DB_POOL_SIZE, 10 by default).
     'default_pool_size = 20',
     // PgBouncer refuses to run as root; it drops to this user once its config is read.
     ...(process.getuid?.() === 0 ? ['user = nobody'] : []),
@@ -98,7 +123,11 @@ export async function startPgBouncer(adminUrl: string): Promise<PgBouncer> {
     try {
       await client.connect();
       await client.query('SELECT 1');
-      return { url: url.toString(), stop: () => logins(logFile).then(stop) };
+      return {
+        url: url.toString(),
+        logins: (prefix) => logins(logFile, prefix),
+        stop: options.report ? () => reportLogins(logFile).then(stop) : stop,
+      };
     } catch (error) {
       if (!running || Date.now() > deadline) {
         const tail = (await readFile(logFile, 'utf8').catch(() => '')).trim().split('\n').slice(-5);
@@ -114,13 +143,23 @@ export async function startPgBouncer(adminUrl: string): Promise<PgBouncer> {
   }
 }
 
-/** One line for the run's output: the suites' connections really reached it, and how many it refused. */
-async function logins(logFile: string): Promise<void> {
+async function logins(logFile: string, prefix: string): Promise<PgBouncerLogins> {
   const text = await readFile(logFile, 'utf8').catch(() => '');
-  const names = [...text.matchAll(/login attempt: db=(plant_store_test_\w+)/g)].map((m) => m[1]);
-  const refused = text.match(/ pooler error: /g)?.length ?? 0;
+  const names = [...text.matchAll(/login attempt: db=(\w+)/g)]
+    .map((m) => m[1])
+    .filter((name) => name.startsWith(prefix));
+  return {
+    logins: names.length,
+    databases: new Set(names).size,
+    poolerErrors: text.match(/ pooler error: /g)?.length ?? 0,
+  };
+}
+
+/** One line for the test run's output: the suites' connections really reached it, and how many it refused. */
+async function reportLogins(logFile: string): Promise<void> {
+  const seen = await logins(logFile, 'plant_store_test_');
   console.log(
-    `PgBouncer (transaction pooling): ${names.length} client logins to ${new Set(names).size} ` +
-      `test databases, ${refused} pooler errors`,
+    `PgBouncer (transaction pooling): ${seen.logins} client logins to ${seen.databases} ` +
+      `test databases, ${seen.poolerErrors} pooler errors`,
   );
 }

@@ -16,7 +16,10 @@ describe('validateEnvironment', () => {
       BODY_LIMIT_BYTES: 1048576,
       LOG_LEVEL: 'info',
       METRICS_ENABLED: true,
+      SHUTDOWN_DRAIN_MS: 5000,
       SHUTDOWN_TIMEOUT_MS: 10000,
+      APP_ROLE: 'all',
+      DB_MIGRATE_ON_START: true,
       CORS_ORIGINS: [],
       HTTP_REQUEST_TIMEOUT_MS: 30000,
       HTTP_IDLE_TIMEOUT_MS: 60000,
@@ -41,6 +44,10 @@ describe('validateEnvironment', () => {
       WEBHOOK_CONCURRENCY: 16,
       WEBHOOK_LEASE_MS: 60000,
     });
+  });
+
+  it('refuses an APP_ROLE that is not all, api or worker, naming the variable', () => {
+    expect(() => validateEnvironment({ APP_ROLE: 'both' })).toThrow(/APP_ROLE must be one of/);
   });
 
   it('refuses a webhook retry schedule that is not a list of durations, naming the variable', () => {

@@ -1,0 +1,97 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { access, constants, mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Debian's haproxy package (2.6 on Debian 12). */
+const HAPROXY_PATH = process.env.HAPROXY_PATH ?? '/usr/sbin/haproxy';
+
+/** Whether this machine has HAProxy (CI installs Debian's package). */
+export const haproxyInstalled = (): boolean => existsSync(HAPROXY_PATH);
+
+export interface Balancer {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** A port nothing listens on now. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) =>
+    server.once('error', reject).listen(0, '127.0.0.1', resolve),
+  );
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * HAProxy in front of service instances the way kube-proxy or a cloud load
+ * balancer at layer 4 stands in front of pods: TCP mode (a keep-alive
+ * connection stays on its instance), new connections only to instances whose
+ * /health/ready answers 200, checked every 0.5 s, and no retries.
+ */
+export async function startBalancer(ports: readonly number[]): Promise<Balancer> {
+  await access(HAPROXY_PATH, constants.X_OK).catch(() => {
+    throw new Error(`HAProxy is not at ${HAPROXY_PATH} (Debian: apt-get install haproxy)`);
+  });
+  const port = await freePort();
+  const dir = await mkdtemp(join(tmpdir(), 'plant-store-haproxy-'));
+  const config = [
+    'global',
+    '  maxconn 4096',
+    'defaults',
+    '  mode tcp',
+    '  timeout connect 2s',
+    '  timeout client 60s',
+    '  timeout server 60s',
+    '  retries 0',
+    'frontend api',
+    `  bind 127.0.0.1:${port}`,
+    '  default_backend instances',
+    'backend instances',
+    '  balance roundrobin',
+    '  option httpchk GET /health/ready',
+    '  http-check expect status 200',
+    '  default-server inter 500 fall 1 rise 1',
+    ...ports.map((p, i) => `  server instance${i} 127.0.0.1:${p} check`),
+  ].join('\n');
+  const configFile = join(dir, 'haproxy.cfg');
+  await writeFile(configFile, `${config}\n`);
+  const log = await open(join(dir, 'haproxy.log'), 'w');
+  // -db: in the foreground, as a child of the test; -W would fork a master.
+  const child = spawn(HAPROXY_PATH, ['-db', '-f', configFile], {
+    stdio: ['ignore', log.fd, log.fd],
+  });
+  await log.close();
+  const exited = new Promise<void>((resolve) =>
+    child.once('close', () => resolve()).once('error', () => resolve()),
+  );
+  let running = true;
+  void exited.then(() => (running = false));
+  const killOnExit = () => child.kill();
+  process.once('exit', killOnExit);
+  const stop = async () => {
+    process.off('exit', killOnExit);
+    if (running) child.kill('SIGTERM');
+    await exited;
+    await rm(dir, { recursive: true, force: true });
+  };
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      if ((await fetch(`${url}/health/ready`)).status === 200) return { url, stop };
+    } catch {
+      // not up yet
+    }
+    if (!running || Date.now() > deadline) {
+      const tail = await readFile(join(dir, 'haproxy.log'), 'utf8').catch(() => '');
+      await stop();
+      throw new Error(`HAProxy did not pass a request to a ready instance:\n${tail}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -17,6 +17,24 @@ export type ClaimedDelivery = Pick<
   'id' | 'subscriptionId' | 'payload' | 'attempts' | 'traceParent'
 >;
 
+/** The length of webhook_deliveries.last_error, in characters. */
+const LAST_ERROR_LENGTH = 300;
+
+/**
+ * An attempt's error text as the column can hold it, whatever the receiver or
+ * the network said: at most LAST_ERROR_LENGTH characters (a longer one failed
+ * the UPDATE on PostgreSQL and left the delivery claimed again and again),
+ * without NUL (which PostgreSQL refuses in text) or a surrogate cut in half.
+ */
+export function storableError(text: string | null): string | null {
+  if (text === null) return null;
+  const clean = text.replaceAll('\0', '');
+  if (clean.length <= LAST_ERROR_LENGTH) return clean;
+  const cut = clean.slice(0, LAST_ERROR_LENGTH - 1);
+  // A high surrogate left at the end would be half a character.
+  return `${/[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut}…`;
+}
+
 /** How one attempt ended, as recorded. */
 export interface AttemptRecord {
   state: DeliveryState;
@@ -181,7 +199,13 @@ export class WebhookDeliveriesRepository {
     outcome: AttemptRecord,
   ): Promise<boolean> {
     const changed = await this.transactions.write((manager) =>
-      this.record.affected(manager, { ...outcome, id, leaseOwner, attempts }),
+      this.record.affected(manager, {
+        ...outcome,
+        lastError: storableError(outcome.lastError),
+        id,
+        leaseOwner,
+        attempts,
+      }),
     );
     return changed > 0;
   }

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the service (dist/main.js, NODE_ENV=production) against
+ * `npm run bench`: the service (dist/bundle/main.js, NODE_ENV=production) against
  * three yardsticks doing the same API over the same tables: the same-work
  * reference (raw Fastify with the service's per-request features), the bare
  * reference (raw Fastify without them) and the conventional peer (NestJS the
@@ -25,7 +25,13 @@ import {
   startPgBouncer,
 } from './support/pgbouncer.js';
 import { headerDifferences, missingFeatures, probe, type ProbeResult } from './support/probe.js';
-import { cpuSecondsOf, memoryOf, startServer, type Server } from './support/processes.js';
+import {
+  cpuSecondsOf,
+  memoryOf,
+  SERVICE_ENTRY,
+  startServer,
+  type Server,
+} from './support/processes.js';
 import { parseSettings, POSTGRES_ADMIN_URL } from './support/settings.js';
 import {
   LISTED_PLANTS,
@@ -124,7 +130,7 @@ const connections = Number(args.connections);
 const scaleRows = quick ? 20_000 : 1_000_000;
 const bigListRows = quick ? 20_000 : 200_000;
 
-const SERVICE = resolve('dist/main.js');
+const SERVICE = resolve(SERVICE_ENTRY);
 const environment = (option: 'service-env' | 'versus-env') => parseSettings(args[option], option);
 const extraServiceEnv = environment('service-env');
 const versusEnv = environment('versus-env');

@@ -1,7 +1,7 @@
 /**
  * Load soak with a leak check: `npm run soak`.
  *
- * Runs the built service (`node dist/main.js`, as the container does) on a
+ * Runs the built service (`node dist/bundle/main.js`, as the container does) on a
  * fresh database, drives it with autocannon over many keep-alive connections
  * with a mix of operations, and samples the service's heap (V8 heap and
  * external memory) after a forced garbage collection every second. It fails (exit code 1) when any request
@@ -26,6 +26,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { SERVICE_ENTRY } from './support/processes.js';
 import autocannon from 'autocannon';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 60);
@@ -35,7 +36,7 @@ const MAX_GROWTH = Number(process.env.SOAK_MAX_GROWTH ?? 0.1);
 /** More than one list page (1,000), so that the full list is streamed. */
 const SEEDED_PLANTS = 1200;
 const TOKEN = 'pst_soak-token-0123456789abcdefghijklmnopqrstuv';
-const MAIN = resolve('dist/main.js');
+const MAIN = resolve(SERVICE_ENTRY);
 
 /**
  * Loaded into the service with --import: answers the soak's "heap?" over the

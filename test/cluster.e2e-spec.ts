@@ -122,7 +122,7 @@ describe.skipIf(
       WEBHOOK_LEASE_MS: '8000',
     };
     // The migrations job, once, before any instance.
-    const job = await runServiceToExit(cwd, env, 'migrate.main.js');
+    const job = await runServiceToExit(cwd, env, 'dist/migrate.main.js');
     expect(job.code, job.output).toBe(0);
     for (let i = 0; i < INSTANCES; i++) ports.push(await freePort());
     // Started together, with one BOOTSTRAP_TOKEN: all come up.

@@ -138,7 +138,7 @@ const MAY_CLOSE_SILENTLY = new Set([
  */
 const BARE_400 = 'HTTP/1.1 without Host';
 
-describe('hostile input through a real socket to the built service (node dist/main.js, SQLite)', () => {
+describe('hostile input through a real socket to the built service (node dist/bundle/main.js, SQLite)', () => {
   let cwd: string;
   let service: ServiceProcess;
   let port: number;

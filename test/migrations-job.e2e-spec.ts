@@ -52,11 +52,11 @@ describe.each(databaseKinds())('migrations as a job, on %s', (kind) => {
     expect(reason.msg).toContain(`pending migration ${migrations.map((m) => m.name).join(', ')}`);
     expect(reason.msg).toContain('node dist/migrate.main.js');
 
-    const job = await runServiceToExit(cwd, env, 'migrate.main.js');
+    const job = await runServiceToExit(cwd, env, 'dist/migrate.main.js');
     expect(job.code).toBe(0);
     expect(expectJsonLines(job.output).at(-1)!.msg).toBe('the schema is up to date');
     // Run again: nothing to do.
-    expect((await runServiceToExit(cwd, env, 'migrate.main.js')).code).toBe(0);
+    expect((await runServiceToExit(cwd, env, 'dist/migrate.main.js')).code).toBe(0);
     await startsAndAnswers(cwd, env);
 
     // A newer version's job ran first (rolling upgrade): this version still starts,

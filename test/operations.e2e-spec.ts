@@ -81,7 +81,7 @@ describe('metrics switched off', () => {
   });
 });
 
-describe('the running service (node dist/main.js)', () => {
+describe('the running service (node dist/bundle/main.js)', () => {
   let cwd: string;
   beforeAll(async () => {
     cwd = await mkdtemp(join(tmpdir(), 'plant-store-ops-'));

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   RUNTIME_NODE_ARGS as BENCH_NODE_ARGS,
   RUNTIME_NODE_OPTIONS,
+  SERVICE_ENTRY,
 } from '../bench/support/processes.js';
 import { RUNTIME_NODE_ARGS } from './support/service-process.js';
 
@@ -24,13 +25,13 @@ describe('the runtime options of the built service', () => {
 
   it('are the same in the Dockerfile, npm run start:prod, the e2e tests and the bench', () => {
     expect(cmd).not.toBeNull();
-    expect(JSON.parse(cmd![1])).toEqual(['node', ...RUNTIME_NODE_ARGS, 'dist/main.js']);
+    expect(JSON.parse(cmd![1])).toEqual(['node', ...RUNTIME_NODE_ARGS, SERVICE_ENTRY]);
     expect(nodeOptions?.[1]).toBe(RUNTIME_NODE_OPTIONS);
     expect(startProd.split(' ')).toEqual([
       'node',
       RUNTIME_NODE_OPTIONS,
       ...RUNTIME_NODE_ARGS,
-      'dist/main.js',
+      SERVICE_ENTRY,
     ]);
     expect(BENCH_NODE_ARGS).toEqual(RUNTIME_NODE_ARGS);
   });

@@ -19,7 +19,7 @@ const call = async (url: string, method: string, path: string, body?: unknown) =
   return response;
 };
 
-describe.each(databaseKinds())('the built service (node dist/main.js) on %s', (kind) => {
+describe.each(databaseKinds())('the built service (node dist/bundle/main.js) on %s', (kind) => {
   let database: TestDatabase;
   let cwd: string;
   beforeAll(async () => {

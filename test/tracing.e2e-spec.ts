@@ -397,7 +397,7 @@ describe.each(databaseKinds())('tracing with OpenTelemetry on %s', (kind) => {
 
       const loaded = await recorder.loaded();
       expect(loaded).toContain('/dist/tracing/preload.js');
-      expect(loaded).toContain('/dist/main.js');
+      expect(loaded).toContain('/dist/bundle/main.js');
       expect(loaded).not.toContain('/@opentelemetry/');
       expect(loaded).not.toContain('/import-in-the-middle/');
       expect(loaded).not.toContain('/dist/tracing/start-tracing.js');

@@ -42,6 +42,12 @@ function getStatus(url: string, headers: Record<string, string> = {}): Promise<n
 export const RUNTIME_NODE_OPTIONS = '--max-semi-space-size=64';
 
 /**
+ * The production artefact (`npm run build`; scripts/bundle-service.mjs): what the
+ * container, `npm run start:prod`, the e2e tests of the built service and the bench start.
+ */
+export const SERVICE_ENTRY = 'dist/bundle/main.js';
+
+/**
  * The V8 flags of the same command lines, which NODE_OPTIONS does not take
  * (see the Dockerfile for why this one): given to both servers too.
  */

@@ -7,6 +7,8 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
 import { SkipThrottle } from '@nestjs/throttler';
 import { Public } from '../http/public.decorator.js';
 import { ErrorDto } from '../errors/error.dto.js';
@@ -25,6 +27,7 @@ export class HealthController {
     private readonly database: TypeOrmHealthIndicator,
     private readonly shutdown: ShutdownState,
     private readonly config: ConfigService<Environment, true>,
+    @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
   @Get('live')
@@ -70,6 +73,10 @@ export class HealthController {
       await this.health.check([
         () =>
           this.database.pingCheck('database', {
+            // Given, not looked up: the indicator's own lookup imports @nestjs/typeorm by
+            // name at run time, a second copy beside the one bundled into
+            // dist/bundle/main.js, whose DataSource token this application never registered.
+            connection: this.dataSource,
             timeout: this.config.get('HEALTH_DB_TIMEOUT_MS', { infer: true }),
           }),
       ]);

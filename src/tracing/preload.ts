@@ -1,7 +1,8 @@
 /**
  * The service's start-up hook for tracing: `node --import=./dist/tracing/preload.js
- * dist/main.js` (the Dockerfile, `npm run start:prod`, the tests and the bench
- * all start the service this way).
+ * dist/bundle/main.js` (the Dockerfile, `npm run start:prod`, the tests and the
+ * bench all start the service this way). It runs from the unbundled build: the
+ * modules OpenTelemetry patches stay outside the bundle (scripts/bundle-service.mjs).
  *
  * OpenTelemetry has to patch pino, pg, http and better-sqlite3 before the
  * application imports them, so this runs before the application exists, and

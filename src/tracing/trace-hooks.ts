@@ -37,15 +37,23 @@ const noHooks: TraceHooks = {
   inClientSpan: (_name, _linked, _request, work) => work(),
 };
 
-let installed: TraceHooks = noHooks;
+/**
+ * Kept on the global object, not in this module: the tracing preload runs the
+ * unbundled build (dist/tracing/) and the application runs the bundle
+ * (dist/bundle/main.js), so each has its own copy of this module.
+ */
+const INSTALLED = Symbol.for('plant-store.trace-hooks');
+const registry = globalThis as { [INSTALLED]?: TraceHooks };
+
+const installed = (): TraceHooks => registry[INSTALLED] ?? noHooks;
 
 /** Called once by start-tracing.ts when the SDK has started. */
 export function installTraceHooks(hooks: TraceHooks): void {
-  installed = hooks;
+  registry[INSTALLED] = hooks;
 }
 
 export function currentTraceparent(): string | undefined {
-  return installed.currentTraceparent();
+  return installed().currentTraceparent();
 }
 
 export function inClientSpan<T extends ClientSpanResult>(
@@ -54,5 +62,5 @@ export function inClientSpan<T extends ClientSpanResult>(
   request: ClientSpanRequest,
   work: () => Promise<T>,
 ): Promise<T> {
-  return installed.inClientSpan(name, linkedTraceparent, request, work);
+  return installed().inClientSpan(name, linkedTraceparent, request, work);
 }

@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { SERVICE_ENTRY } from '../../bench/support/processes.js';
 
-const MAIN = resolve('dist/main.js');
+const MAIN = resolve(SERVICE_ENTRY);
 
 /**
  * The Node options of the container's command line (the Dockerfile's CMD;
@@ -23,7 +24,7 @@ export interface ServiceProcess {
 }
 
 /**
- * Runs the built service exactly as the container does (`node <flags> dist/main.js`),
+ * Runs the built service exactly as the container does (`node <flags> dist/bundle/main.js`),
  * in a directory of its own so that no local .env leaks in. It waits for the
  * "Listening on" line, an info line: LOG_LEVEL must stay at info or below.
  */
@@ -70,15 +71,15 @@ export async function startService(
 
 /**
  * Runs the service until it exits by itself, for start-up failures; or, with
- * `script`, another entry point of the build (e.g. `migrate.main.js`, the
+ * `script`, another entry point of the build (e.g. `dist/migrate.main.js`, the
  * migrations job) the way the container would.
  */
 export function runServiceToExit(
   cwd: string,
   env: Record<string, string>,
-  script = 'main.js',
+  script = SERVICE_ENTRY,
 ): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [...NODE_ARGS, resolve('dist', script)], {
+  const child = spawn(process.execPath, [...NODE_ARGS, resolve(script)], {
     cwd,
     env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

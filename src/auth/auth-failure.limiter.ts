@@ -51,7 +51,9 @@ export class MemoryAuthFailureLimiter implements AuthFailureLimiter {
     }: MemoryLimiterOptions = {},
   ) {
     this.failures = new LRUCache({
-      max: maxClients,
+      // maxSize, not max: storage that grows with use (see MemoryThrottlerStorage).
+      maxSize: maxClients,
+      sizeCalculation: () => 1,
       ttl: windowMs,
       // The clock is read on every call, not cached with a timer per millisecond.
       ttlResolution: 0,

@@ -38,7 +38,10 @@ export class MemoryThrottlerStorage implements ThrottlerStorage {
     private readonly now: () => number = () => performance.now(),
     maxKeys = MEMORY_THROTTLER_MAX_KEYS,
   ) {
-    this.counters = new LRUCache({ max: maxKeys });
+    // Bounded by maxSize at one unit a key, not by max: given max, lru-cache
+    // allocates its arrays for every key up front (about 4 MiB for 100,000
+    // keys), held by every idle instance; given maxSize they grow with use.
+    this.counters = new LRUCache({ maxSize: maxKeys, sizeCalculation: () => 1 });
   }
 
   /** How many keys are held: never more than maxKeys (tests read it). */

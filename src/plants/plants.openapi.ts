@@ -24,6 +24,18 @@ import { PlantDto } from './dto/plant.dto.js';
 
 const ID_RULE = 'id must be an integer from -9223372036854775808 to 9223372036854775807';
 
+/** A Plant as GET /plants/{id} and POST /plants answer it. */
+const PLANT_EXAMPLES = {
+  tagged: {
+    summary: 'A plant with a tag',
+    value: new PlantDto('Monstera deliciosa', 'tropical'),
+  },
+  untagged: {
+    summary: 'A plant without a tag (tag is left out)',
+    value: new PlantDto('Fern'),
+  },
+};
+
 export function ApiListPlants(): MethodDecorator {
   return applyDecorators(
     ApiOperation({
@@ -86,16 +98,7 @@ export function ApiCreatePlant(): MethodDecorator {
     ApiOkResponse({
       type: PlantDto,
       description: 'The plant was created (or was already there, identical)',
-      examples: {
-        tagged: {
-          summary: 'A plant with a tag',
-          value: new PlantDto('Monstera deliciosa', 'tropical'),
-        },
-        untagged: {
-          summary: 'A plant without a tag (tag is left out)',
-          value: new PlantDto('Fern'),
-        },
-      },
+      examples: PLANT_EXAMPLES,
     }),
     ApiErrorResponses({
       400: [
@@ -116,6 +119,37 @@ export function ApiCreatePlant(): MethodDecorator {
   );
 }
 
+/** The path id of GET and DELETE /plants/{id}: one description of their shared rules. */
+const plantIdParam = (description: string) =>
+  ApiParam({ name: 'id', description, schema: { type: 'integer', format: 'int64', example: 1 } });
+
+export function ApiGetPlant(): MethodDecorator {
+  return applyDecorators(
+    ApiOperation({
+      operationId: 'getPlant',
+      summary: 'Get a plant',
+      description:
+        'Returns a single plant, selected by the id supplied in the path. ' +
+        "An id the caller has no plant with, including another owner's plant, is a 404.",
+    }),
+    plantIdParam('The id of the plant to return'),
+    ApiOkResponse({
+      type: PlantDto,
+      description: 'The plant',
+      examples: PLANT_EXAMPLES,
+    }),
+    ApiErrorResponses({
+      400: [ID_RULE],
+      401: true,
+      403: ['the access token lacks the scope this operation needs: plants:read'],
+      404: ['no plant with id 3'],
+      429: true,
+      500: true,
+      503: true,
+    }),
+  );
+}
+
 export function ApiDeletePlant(): MethodDecorator {
   return applyDecorators(
     ApiOperation({
@@ -125,11 +159,7 @@ export function ApiDeletePlant(): MethodDecorator {
         'Deletes a single plant, selected by the id supplied in the path. A success response carries no body. ' +
         "An id the caller has no plant with, including another owner's plant, is a 404.",
     }),
-    ApiParam({
-      name: 'id',
-      description: 'The id of the plant to delete',
-      schema: { type: 'integer', format: 'int64', example: 1 },
-    }),
+    plantIdParam('The id of the plant to delete'),
     ApiNoContentResponse({ description: 'The plant was deleted' }),
     ApiErrorResponses({
       400: [ID_RULE],

@@ -189,6 +189,16 @@ describe('PlantsService', () => {
     expect(await collect(await service.list('alice', LIST_PAGE_SIZE))).toHaveLength(LIST_PAGE_SIZE);
   });
 
+  it("gets the owner's plant by exact id, and 404s for another owner's or a missing one", async () => {
+    const { service } = setup();
+    await service.create('alice', plant(2n ** 53n + 1n, 'Fern', 'green'));
+    await service.create('alice', plant(2n ** 53n, 'Moss'));
+    expect(await service.get('alice', 2n ** 53n + 1n)).toEqual({ name: 'Fern', tag: 'green' });
+    expect(await service.get('alice', 2n ** 53n)).toEqual({ name: 'Moss' });
+    await expect(service.get('bob', 2n ** 53n)).rejects.toBeInstanceOf(NotFoundException);
+    await expect(service.get('alice', 4n)).rejects.toThrow('no plant with id 4');
+  });
+
   it('deletes only existing plants of the owner', async () => {
     const { service, counted } = setup();
     await service.create('alice', plant(1n, 'Fern'));

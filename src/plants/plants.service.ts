@@ -19,6 +19,8 @@ export type PlantList =
   | { complete: true; plants: PlantDto[] }
   | { complete: false; plants: PlantDto[]; rest: AsyncIterable<PlantDto[]> };
 
+const notFound = (id: bigint) => new NotFoundException(`no plant with id ${id}`);
+
 const toDto = (plant: PlantRow): PlantDto => new PlantDto(plant.name, plant.tag);
 
 @Injectable()
@@ -90,12 +92,19 @@ export class PlantsService {
     }
   }
 
+  /** The owner's plant with this id; another owner's is as unknown as a missing one. */
+  async get(owner: string, id: bigint): Promise<PlantDto> {
+    const plant = await this.plants.findOne(owner, id);
+    if (!plant) throw notFound(id);
+    return toDto(plant);
+  }
+
   async delete(owner: string, id: bigint): Promise<void> {
     const deleted = await this.transactions.write((manager) =>
       this.plants.delete(manager, owner, id),
     );
     if (!deleted) {
-      throw new NotFoundException(`no plant with id ${id}`);
+      throw notFound(id);
     }
     this.metrics.plantDeleted();
   }

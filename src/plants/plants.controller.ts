@@ -7,12 +7,15 @@ import {
   HttpStatus,
   Post,
   Query,
+  Res,
   StreamableFile,
 } from '@nestjs/common';
 import { RouteSchema } from '@nestjs/platform-fastify';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
 import { CallerOwner } from '../auth/caller-owner.decorator.js';
 import { RequiredScope } from '../auth/required-scope.decorator.js';
+import { encodeCursor, nextLink } from '../http/page-cursor.js';
 import { jsonArrayStream } from './json-array-stream.js';
 import { type ListPlantsQuery, ParseListPlantsQueryPipe } from './dto/list-plants.query.js';
 import { PlantIdParam } from './dto/plant-id.param.js';
@@ -35,8 +38,15 @@ export class PlantsController {
   async list(
     @CallerOwner() owner: string,
     @Query(ParseListPlantsQueryPipe) query: ListPlantsQuery,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<PlantDto[] | StreamableFile> {
-    const list = await this.plants.list(owner, query.limit);
+    const list = await this.plants.list(owner, query);
+    if (list.next !== undefined && query.limit !== undefined) {
+      void reply.header(
+        'Link',
+        nextLink('/plants', query.limit, encodeCursor('plants', list.next)),
+      );
+    }
     if (list.complete) return list.plants;
     return new StreamableFile(jsonArrayStream(list.plants, list.rest), {
       type: 'application/json; charset=utf-8',

@@ -9,13 +9,14 @@ import {
   ApiQuery,
   getSchemaPath,
 } from '@nestjs/swagger';
+import { CURSOR_RULE } from '../http/page-cursor.js';
 import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
 import { LIMIT_MAX, LIMIT_RULE } from './dto/list-plants.query.js';
 import { NewPlantDto } from './dto/new-plant.dto.js';
 import { PlantDto } from './dto/plant.dto.js';
 
 /*
- * The OpenAPI description of the three operations, kept beside the
+ * The OpenAPI description of the four operations, kept beside the
  * controller so that it stays thin. Summaries and descriptions follow the
  * specification (section 4) and the contract; the example error messages are
  * the ones the service sends (test/openapi-client.e2e-spec.ts provokes each
@@ -43,7 +44,9 @@ export function ApiListPlants(): MethodDecorator {
       summary: 'Get plants',
       description:
         'Returns the plants from the system that the caller has access to: those created with a token of the same owner, in ascending id order. ' +
-        'When limit is given, no more than that many plants are returned; without it, all of them.',
+        'When limit is given, no more than that many plants are returned; without it, all of them. ' +
+        'While plants remain after a limited page, the Link header carries the URL of the next page (rel="next"), whose opaque cursor goes on after the last plant of this page: ' +
+        'following next links visits each plant once, in ascending id order, also while plants are created and deleted. The last page, and limit=0, have no next link.',
     }),
     ApiQuery({
       name: 'limit',
@@ -51,10 +54,25 @@ export function ApiListPlants(): MethodDecorator {
       description: 'The maximum number of plants to return; without it, all of them',
       schema: { type: 'integer', format: 'int32', minimum: 0, maximum: LIMIT_MAX, example: 20 },
     }),
+    ApiQuery({
+      name: 'after',
+      required: false,
+      description:
+        'An opaque cursor, taken from the next link of the previous page: only the plants after it. Without limit, all of them. A cursor that is not one the service gave for this list is a 400',
+      schema: { type: 'string', pattern: '^[A-Za-z0-9_-]+$', example: 'cDIwweLPSg' },
+    }),
     ApiOkResponse({
       type: PlantDto,
       isArray: true,
       description: "The caller's plants, in ascending id order",
+      headers: {
+        Link: {
+          description:
+            'RFC 8288: `</plants?limit=N&after=<cursor>>; rel="next"`, a path relative to the service, present while plants remain after this page',
+          required: false,
+          schema: { type: 'string' },
+        },
+      },
       examples: {
         plants: {
           summary: 'Two plants, one without a tag',
@@ -64,7 +82,7 @@ export function ApiListPlants(): MethodDecorator {
       },
     }),
     ApiErrorResponses({
-      400: [LIMIT_RULE, 'property colour should not exist'],
+      400: [LIMIT_RULE, CURSOR_RULE, 'property colour should not exist'],
       401: true,
       403: ['the access token lacks the scope this operation needs: plants:read'],
       429: true,

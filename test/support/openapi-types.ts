@@ -53,7 +53,7 @@ export interface paths {
         };
         /**
          * Get plants
-         * @description Returns the plants from the system that the caller has access to: those created with a token of the same owner, in ascending id order. When limit is given, no more than that many plants are returned; without it, all of them.
+         * @description Returns the plants from the system that the caller has access to: those created with a token of the same owner, in ascending id order. When limit is given, no more than that many plants are returned; without it, all of them. While plants remain after a limited page, the Link header carries the URL of the next page (rel="next"), whose opaque cursor goes on after the last plant of this page: following next links visits each plant once, in ascending id order, also while plants are created and deleted. The last page, and limit=0, have no next link.
          */
         get: operations["listPlants"];
         put?: never;
@@ -422,6 +422,8 @@ export interface operations {
             query?: {
                 /** @description The maximum number of plants to return; without it, all of them */
                 limit?: number;
+                /** @description An opaque cursor, taken from the next link of the previous page: only the plants after it. Without limit, all of them. A cursor that is not one the service gave for this list is a 400 */
+                after?: string;
             };
             header?: never;
             path?: never;
@@ -432,6 +434,8 @@ export interface operations {
             /** @description The caller's plants, in ascending id order */
             200: {
                 headers: {
+                    /** @description RFC 8288: `</plants?limit=N&after=<cursor>>; rel="next"`, a path relative to the service, present while plants remain after this page */
+                    Link?: string;
                     /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
                     "X-Request-Id": string;
                     /** @description Requests the token owner may make in the current window (sent while rate limiting is on, also on the errors answered after authentication) */

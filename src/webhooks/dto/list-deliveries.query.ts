@@ -1,5 +1,5 @@
 import { BadRequestException, Injectable, type PipeTransform } from '@nestjs/common';
-import { onlyParameter } from '../../validation/query-parameters.js';
+import { queryParameters } from '../../validation/query-parameters.js';
 
 export const DELIVERIES_LIMIT_MAX = 1000;
 export const DELIVERIES_LIMIT_DEFAULT = 100;
@@ -13,7 +13,7 @@ export const DELIVERIES_LIMIT_RULE = `limit must be an integer from 1 to ${DELIV
 @Injectable()
 export class ParseListDeliveriesQueryPipe implements PipeTransform<unknown, number> {
   transform(query: unknown): number {
-    const limit = onlyParameter(query, 'limit');
+    const { limit } = queryParameters(query, 'limit');
     if (limit === undefined) return DELIVERIES_LIMIT_DEFAULT;
     if (typeof limit === 'string' && /^\d{1,4}$/.test(limit)) {
       const value = Number(limit);

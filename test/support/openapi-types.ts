@@ -474,7 +474,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The identity provider's access token lacks the scope the operation needs (only when scopes are required; see WWW-Authenticate) */
+            /** @description The token lacks the scope the operation needs: an opaque token issued with fewer scopes, or an identity provider's access token when scopes are required (see WWW-Authenticate) */
             403: {
                 headers: {
                     /** @description Bearer realm="plants", error="insufficient_scope", scope="<the scope needed>" */
@@ -580,7 +580,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The identity provider's access token lacks the scope the operation needs (only when scopes are required; see WWW-Authenticate) */
+            /** @description The token lacks the scope the operation needs: an opaque token issued with fewer scopes, or an identity provider's access token when scopes are required (see WWW-Authenticate) */
             403: {
                 headers: {
                     /** @description Bearer realm="plants", error="insufficient_scope", scope="<the scope needed>" */
@@ -718,7 +718,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The identity provider's access token lacks the scope the operation needs (only when scopes are required; see WWW-Authenticate) */
+            /** @description The token lacks the scope the operation needs: an opaque token issued with fewer scopes, or an identity provider's access token when scopes are required (see WWW-Authenticate) */
             403: {
                 headers: {
                     /** @description Bearer realm="plants", error="insufficient_scope", scope="<the scope needed>" */
@@ -832,7 +832,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The identity provider's access token lacks the scope the operation needs (only when scopes are required; see WWW-Authenticate) */
+            /** @description The token lacks the scope the operation needs: an opaque token issued with fewer scopes, or an identity provider's access token when scopes are required (see WWW-Authenticate) */
             403: {
                 headers: {
                     /** @description Bearer realm="plants", error="insufficient_scope", scope="<the scope needed>" */
@@ -934,7 +934,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The identity provider's access token lacks the scope the operation needs (only when scopes are required; see WWW-Authenticate) */
+            /** @description The token lacks the scope the operation needs: an opaque token issued with fewer scopes, or an identity provider's access token when scopes are required (see WWW-Authenticate) */
             403: {
                 headers: {
                     /** @description Bearer realm="plants", error="insufficient_scope", scope="<the scope needed>" */
@@ -1040,7 +1040,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The identity provider's access token lacks the scope the operation needs (only when scopes are required; see WWW-Authenticate) */
+            /** @description The token lacks the scope the operation needs: an opaque token issued with fewer scopes, or an identity provider's access token when scopes are required (see WWW-Authenticate) */
             403: {
                 headers: {
                     /** @description Bearer realm="plants", error="insufficient_scope", scope="<the scope needed>" */
@@ -1154,7 +1154,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The identity provider's access token lacks the scope the operation needs (only when scopes are required; see WWW-Authenticate) */
+            /** @description The token lacks the scope the operation needs: an opaque token issued with fewer scopes, or an identity provider's access token when scopes are required (see WWW-Authenticate) */
             403: {
                 headers: {
                     /** @description Bearer realm="plants", error="insufficient_scope", scope="<the scope needed>" */
@@ -1273,7 +1273,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The identity provider's access token lacks the scope the operation needs (only when scopes are required; see WWW-Authenticate) */
+            /** @description The token lacks the scope the operation needs: an opaque token issued with fewer scopes, or an identity provider's access token when scopes are required (see WWW-Authenticate) */
             403: {
                 headers: {
                     /** @description Bearer realm="plants", error="insufficient_scope", scope="<the scope needed>" */

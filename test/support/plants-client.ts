@@ -17,6 +17,7 @@ export interface NewPlantBody {
 /** Small, typed helpers over the four operations, with raw JSON so that ids stay exact. */
 export function plantsClient(t: TestApp, auth: string) {
   return {
+    auth,
     create: (body: NewPlantBody | string): Promise<Response> =>
       t
         .http()

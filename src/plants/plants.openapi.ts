@@ -10,6 +10,7 @@ import {
   getSchemaPath,
 } from '@nestjs/swagger';
 import { CURSOR_RULE } from '../http/page-cursor.js';
+import { ApiAfterQuery, NEXT_LINK_HEADER } from '../openapi/paging.js';
 import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
 import { LIMIT_MAX, LIMIT_RULE } from './dto/list-plants.query.js';
 import { NewPlantDto } from './dto/new-plant.dto.js';
@@ -54,25 +55,12 @@ export function ApiListPlants(): MethodDecorator {
       description: 'The maximum number of plants to return; without it, all of them',
       schema: { type: 'integer', format: 'int32', minimum: 0, maximum: LIMIT_MAX, example: 20 },
     }),
-    ApiQuery({
-      name: 'after',
-      required: false,
-      description:
-        'An opaque cursor, taken from the next link of the previous page: only the plants after it. Without limit, all of them. A cursor that is not one the service gave for this list is a 400',
-      schema: { type: 'string', pattern: '^[A-Za-z0-9_-]+$', example: 'cDIwweLPSg' },
-    }),
+    ApiAfterQuery('cDIwweLPSg'),
     ApiOkResponse({
       type: PlantDto,
       isArray: true,
       description: "The caller's plants, in ascending id order",
-      headers: {
-        Link: {
-          description:
-            'RFC 8288: `</plants?limit=N&after=<cursor>>; rel="next"`, a path relative to the service, present while plants remain after this page',
-          required: false,
-          schema: { type: 'string' },
-        },
-      },
+      headers: NEXT_LINK_HEADER,
       examples: {
         plants: {
           summary: 'Two plants, one without a tag',

@@ -101,7 +101,7 @@ export interface paths {
         };
         /**
          * List the caller's webhook subscriptions
-         * @description Without their secrets.
+         * @description Without their secrets, oldest first. With limit, while subscriptions remain, the Link header carries the next page (rel="next").
          */
         get: operations["listWebhooks"];
         put?: never;
@@ -145,7 +145,7 @@ export interface paths {
         };
         /**
          * The latest deliveries of a subscription
-         * @description Newest first: each event, its state, attempts and the last outcome.
+         * @description Newest first: each event, its state, attempts and the last outcome. While older deliveries remain, the Link header carries the next page (rel="next").
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -422,7 +422,7 @@ export interface operations {
             query?: {
                 /** @description The maximum number of plants to return; without it, all of them */
                 limit?: number;
-                /** @description An opaque cursor, taken from the next link of the previous page: only the plants after it. Without limit, all of them. A cursor that is not one the service gave for this list is a 400 */
+                /** @description An opaque cursor, taken from the next link of the previous page: only the items after it. Without limit, all of them. A cursor that is not one the service gave for this list is a 400 */
                 after?: string;
             };
             header?: never;
@@ -434,7 +434,7 @@ export interface operations {
             /** @description The caller's plants, in ascending id order */
             200: {
                 headers: {
-                    /** @description RFC 8288: `</plants?limit=N&after=<cursor>>; rel="next"`, a path relative to the service, present while plants remain after this page */
+                    /** @description RFC 8288: `<path?limit=N&after=<cursor>>; rel="next"`, a path relative to the service, present while items remain after this page */
                     Link?: string;
                     /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
                     "X-Request-Id": string;
@@ -897,16 +897,23 @@ export interface operations {
     };
     listWebhooks: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description At most this many subscriptions; without it, all of them */
+                limit?: number;
+                /** @description An opaque cursor, taken from the next link of the previous page: only the items after it. Without limit, all of them. A cursor that is not one the service gave for this list is a 400 */
+                after?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The caller's subscriptions */
+            /** @description The caller's subscriptions, oldest first */
             200: {
                 headers: {
+                    /** @description RFC 8288: `<path?limit=N&after=<cursor>>; rel="next"`, a path relative to the service, present while items remain after this page */
+                    Link?: string;
                     /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
                     "X-Request-Id": string;
                     /** @description Requests the token owner may make in the current window (sent while rate limiting is on, also on the errors answered after authentication) */
@@ -919,6 +926,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Webhook"][];
+                };
+            };
+            /** @description The request is invalid; the message says which field and why */
+            400: {
+                headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No bearer token, or the token is unknown or revoked (see WWW-Authenticate) */
@@ -1222,6 +1240,8 @@ export interface operations {
             query?: {
                 /** @description At most this many deliveries (default 100) */
                 limit?: number;
+                /** @description An opaque cursor, taken from the next link of the previous page: only the items after it. Without limit, all of them. A cursor that is not one the service gave for this list is a 400 */
+                after?: string;
             };
             header?: never;
             path: {
@@ -1235,6 +1255,8 @@ export interface operations {
             /** @description Newest first */
             200: {
                 headers: {
+                    /** @description RFC 8288: `<path?limit=N&after=<cursor>>; rel="next"`, a path relative to the service, present while items remain after this page */
+                    Link?: string;
                     /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
                     "X-Request-Id": string;
                     /** @description Requests the token owner may make in the current window (sent while rate limiting is on, also on the errors answered after authentication) */

@@ -63,6 +63,8 @@ const USAGE = `npm run bench [-- options]
                            the servers the service is measured against (all three by default)
   --rounds N --duration SECONDS --warmup SECONDS --connections N
   --skip-scale             leave out the 1,000,000-plant list, the 200,000-plant list and memory
+  --scale-only             only the 1,000,000-plant lists (the first page, and a page after a cursor
+                           deep in them): no scenario, no 200,000-plant list
   --service-env KEY=VALUE  start the service with a setting changed, e.g. LOG_LEVEL=warn
                            (LOG_LEVEL and RATE_LIMIT_* reach the yardsticks too)
   --versus-env KEY=VALUE   the service against itself: the one yardstick is the service (with
@@ -99,6 +101,7 @@ const args = (() => {
         connections: { type: 'string', default: '32' },
         yardsticks: { type: 'string', default: YARDSTICKS.map((y) => y.name).join(',') },
         'skip-scale': { type: 'boolean', default: false },
+        'scale-only': { type: 'boolean', default: false },
         // Node options for the service, e.g. --cpu-prof; --reference-node-arg for the reference.
         'node-arg': { type: 'string', multiple: true, default: [] },
         'reference-node-arg': { type: 'string', multiple: true, default: [] },
@@ -300,6 +303,7 @@ interface DatabaseReport {
   /** What each server's probe found wrong (nothing, when all is well). */
   probes: Record<string, string[]>;
   scale?: { rows: number; small: Run[]; large: Run[]; plan: string };
+  deepPage?: { afterRow: number; first: Run[]; deep: Run[] };
   bigList?: BigListResult[];
   /** pgbouncer: what its log says of the bench's databases, read before the servers stop. */
   pgbouncer?: PgBouncerLogins & { servers: number };
@@ -366,6 +370,43 @@ function through(pgbouncer: PgBouncer, directUrl: string): string {
   return url.toString();
 }
 
+/**
+ * A page of 20 after a cursor 90 % of the way into the 1,000,000-plant owner's
+ * list against that owner's first page, in turns: keyset paging makes both
+ * one walk of 21 index entries. The cursor is the one the service's own next
+ * link carries (read from the headers of a page that long; its body is not read).
+ */
+async function measureDeepPage(
+  service: Target,
+  token: string,
+): Promise<NonNullable<DatabaseReport['deepPage']>> {
+  const afterRow = Math.floor(scaleRows * 0.9);
+  const authorization = `Bearer ${token}`;
+  const aborted = new AbortController();
+  const long = await fetch(`${service.url}/plants?limit=${afterRow}`, {
+    headers: { authorization },
+    signal: aborted.signal,
+  });
+  const link = long.headers.get('link') ?? '';
+  aborted.abort();
+  const after = /after=([A-Za-z0-9_-]+)>/.exec(link)?.[1];
+  if (!after) throw new Error(`no next link after ${afterRow} plants: ${link}`);
+  const page = (path: string): autocannon.Request[] => [
+    { method: 'GET', path, headers: { authorization } },
+  ];
+  const deepPath = `/plants?limit=20&after=${after}`;
+  const deepPage = await fetch(`${service.url}${deepPath}`, { headers: { authorization } });
+  const names = ((await deepPage.json()) as Array<{ name: string }>).map((p) => p.name);
+  if (names[0] !== `plant ${afterRow + 1}` || names.length !== 20) {
+    throw new Error(`the page after plant ${afterRow} starts with ${names[0]}`);
+  }
+  await load(service, page(deepPath), warmup);
+  const runs = await inTurns([() => load(service, page('/plants?limit=20'), duration)], () =>
+    load(service, page(deepPath), duration),
+  );
+  return { afterRow, first: runs.sides[0], deep: runs.measured };
+}
+
 /** The prefix of the databases createDatabases makes, for PgBouncer's log. */
 const BENCH_DATABASES = 'bench_';
 
@@ -428,7 +469,8 @@ async function benchDatabase(db: BenchKind, pgbouncer?: PgBouncer): Promise<Data
     }
     const [serviceTarget, ...yardstickTargets] = targets;
     if (issuer) await listAsJwtCaller(serviceTarget, yardstickTargets[0], issuer);
-    for (const scenario of SCENARIOS.filter((s) => args.scenario.split(',').includes(s.name))) {
+    const scenarios = args['scale-only'] ? [] : args.scenario.split(',');
+    for (const scenario of SCENARIOS.filter((s) => scenarios.includes(s.name))) {
       report.scenarios.push(await measureScenario(db, scenario, serviceTarget, yardstickTargets));
     }
     if (pgbouncer) {
@@ -451,6 +493,8 @@ async function benchDatabase(db: BenchKind, pgbouncer?: PgBouncer): Promise<Data
         load(serviceTarget, listOf('scale'), duration),
       );
       report.scale = { rows: scaleRows, small: runs.sides[0], large: runs.measured, plan };
+      report.deepPage = await measureDeepPage(serviceTarget, serviceTarget.tokens.scale);
+      if (args['scale-only']) return report;
       log(`${db}: seeding ${bigListRows} plants for the big list`);
       await databases.of.service.plants('big', 1n, bigListRows);
       // Twice: the first request after seeding, and once more; the target holds for both.
@@ -609,13 +653,30 @@ function printReport(reports: DatabaseReport[]): boolean {
         `${report.db}: PgBouncer (transaction pooling): ${p.logins} client logins to ${p.databases} of the ${p.servers} servers' databases, ${p.poolerErrors} pooler errors; the scale part runs on the direct kinds only`,
       );
     }
-    if (report.scale) {
-      const small = summary(report.scale.small);
-      const large = summary(report.scale.large);
-      const ratio = compare(report.scale.small, report.scale.large).rps;
+    // b against a in req/s, the target a ratio of at least 0.90: the same cost.
+    const sameCost = (what: string, a: Run[], b: Run[], extra = '') => {
+      const ratio = compare(a, b).rps;
       targetsMet &&= ratio >= 0.9;
+      const [sa, sb] = [summary(a), summary(b)];
       lines.push(
-        `${report.db}: list limit=20, ${report.scale.rows} plants vs ${LISTED_PLANTS}: ${large.rps.toFixed(0)} vs ${small.rps.toFixed(0)} req/s, ratio ${ratio.toFixed(2)} (target >= 0.90: ${ratio >= 0.9 ? 'met' : 'NOT MET'}); plan: ${report.scale.plan}`,
+        `${report.db}: ${what}: ${sb.rps.toFixed(0)} vs ${sa.rps.toFixed(0)} req/s, p99 ${sb.p99.toFixed(1)} vs ${sa.p99.toFixed(1)} ms, ratio ${ratio.toFixed(2)} (target >= 0.90: ${ratio >= 0.9 ? 'met' : 'NOT MET'})${extra}`,
+      );
+    };
+    if (report.scale) {
+      const { rows, small, large, plan } = report.scale;
+      sameCost(
+        `list limit=20, ${rows} plants vs ${LISTED_PLANTS}`,
+        small,
+        large,
+        `; plan: ${plan}`,
+      );
+    }
+    if (report.deepPage) {
+      const { afterRow, first, deep } = report.deepPage;
+      sameCost(
+        `list limit=20 after a cursor at plant ${afterRow} of ${scaleRows} vs the first page`,
+        first,
+        deep,
       );
     }
     for (const [i, b] of (report.bigList ?? []).entries()) {

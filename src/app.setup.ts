@@ -109,6 +109,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
         'X-RateLimit-Limit',
         'X-RateLimit-Remaining',
         'X-RateLimit-Reset',
+        'Link',
       ],
       maxAge: 600,
     });

@@ -156,7 +156,7 @@ describe('HTTP hardening (configured)', () => {
       .set('Access-Control-Request-Method', 'POST');
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
 
-    // A page can read the headers a client acts on, the quota's included.
+    // A page can read the headers a client acts on, the quota's and the next page's included.
     const { auth } = await t.current.newCaller();
     const listed = await t.current
       .http()
@@ -172,6 +172,7 @@ describe('HTTP hardening (configured)', () => {
       'X-RateLimit-Limit',
       'X-RateLimit-Remaining',
       'X-RateLimit-Reset',
+      'Link',
     ]);
   });
 

@@ -26,7 +26,7 @@ interface Result {
   response: Response;
 }
 
-const PLANTS_OPERATIONS = ['createPlant', 'listPlants', 'deletePlant'] as const;
+const PLANTS_OPERATIONS = ['createPlant', 'listPlants', 'getPlant', 'deletePlant'] as const;
 type PlantsOperation = (typeof PLANTS_OPERATIONS)[number];
 
 interface DocumentedResponse {
@@ -129,6 +129,44 @@ describe.each(databaseKinds())('a client generated from openapi.json on %s', (ki
     expect((await plants.GET('/plants')).data).toEqual([{ name: 'Cactus' }]);
   });
 
+  it('walks the pages of the list by their next links, and gets one plant by id, with the types of the document', async () => {
+    const plants = await caller();
+    const ids = [2n ** 63n - 1n, 5n, -(2n ** 63n), 1n];
+    for (const id of ids) {
+      const body = `{"id":${id},"name":"p${id}"}`;
+      expectSuccess(
+        'createPlant',
+        await plants.POST('/plants', { body: body as never, bodySerializer: (b) => b }),
+        200,
+      );
+    }
+    const names: string[] = [];
+    let after: string | undefined;
+    let pages = 0;
+    for (;;) {
+      const page = await plants.GET('/plants', { params: { query: { limit: 3, after } } });
+      expectSuccess('listPlants', page, 200);
+      names.push(...page.data!.map((plant) => plant.name));
+      pages += 1;
+      const link = page.response.headers.get('link');
+      if (link === null) break;
+      after = new URL(/^<([^>]+)>; rel="next"$/.exec(link)![1], 'http://x').searchParams.get(
+        'after',
+      )!;
+    }
+    expect(pages).toBe(2);
+    expect(names).toEqual([...ids].sort((a, b) => (a < b ? -1 : 1)).map((id) => `p${id}`));
+    const one = await plants.GET('/plants/{id}', { params: { path: { id: 5 } } });
+    expectSuccess('getPlant', one, 200);
+    expectTypeOf(one.data).toEqualTypeOf<Plant | undefined>();
+    expect(one.data).toEqual({ name: 'p5' });
+    expectDocumentedError(
+      'getPlant',
+      await plants.GET('/plants/{id}', { params: { path: { id: 3 } } }),
+      404,
+    );
+  });
+
   it('gets the documented 400s, with the documented messages', async () => {
     const plants = await caller();
     expectDocumentedError(
@@ -163,6 +201,11 @@ describe.each(databaseKinds())('a client generated from openapi.json on %s', (ki
       await plants.DELETE('/plants/{id}', { params: { path: { id: 1.5 } } }),
       400,
     );
+    expectDocumentedError(
+      'getPlant',
+      await plants.GET('/plants/{id}', { params: { path: { id: 1.5 } } }),
+      400,
+    );
     expect((await plants.GET('/plants')).data).toEqual([]);
   });
 
@@ -175,6 +218,7 @@ describe.each(databaseKinds())('a client generated from openapi.json on %s', (ki
         ['createPlant', await plants.POST('/plants', { body: { id: 1, name: 'x' } })],
         ['listPlants', await plants.GET('/plants')],
         ['deletePlant', await plants.DELETE('/plants/{id}', { params: { path: { id: 1 } } })],
+        ['getPlant', await plants.GET('/plants/{id}', { params: { path: { id: 1 } } })],
       ] as const) {
         expectDocumentedError(operationId, result, 401);
         expect(result.response.headers.get('www-authenticate')).toMatch(/^Bearer realm="plants"/);
@@ -187,6 +231,11 @@ describe.each(databaseKinds())('a client generated from openapi.json on %s', (ki
     expectDocumentedError(
       'deletePlant',
       await plants.DELETE('/plants/{id}', { params: { path: { id: 3 } } }),
+      404,
+    );
+    expectDocumentedError(
+      'getPlant',
+      await plants.GET('/plants/{id}', { params: { path: { id: 3 } } }),
       404,
     );
     expectSuccess(
@@ -232,6 +281,11 @@ describe.each(databaseKinds())('a client generated from openapi.json on %s', (ki
         await plants.DELETE('/plants/{id}', { params: { path: { id: 1 } } }),
         500,
       );
+      expectDocumentedError(
+        'getPlant',
+        await plants.GET('/plants/{id}', { params: { path: { id: 1 } } }),
+        500,
+      );
     } finally {
       await dataSource.query('ALTER TABLE plants_away RENAME TO plants');
     }
@@ -262,6 +316,7 @@ describe.each(databaseKinds())('a client generated from openapi.json on %s', (ki
       };
       // On SQLite (WAL) a reader is never kept out by a writer, so only PostgreSQL gets here.
       calls.push(['listPlants', () => plants.GET('/plants')]);
+      calls.push(['getPlant', () => plants.GET('/plants/{id}', { params: { path: { id: 1 } } })]);
     }
     try {
       for (const [operationId, call] of calls) {
@@ -292,6 +347,7 @@ describe.each(databaseKinds())('a client generated from openapi.json on %s', (ki
         ['createPlant', (c) => c.POST('/plants', { body: { id: 1, name: 'x' } })],
         ['listPlants', (c) => c.GET('/plants')],
         ['deletePlant', (c) => c.DELETE('/plants/{id}', { params: { path: { id: 1 } } })],
+        ['getPlant', (c) => c.GET('/plants/{id}', { params: { path: { id: 1 } } })],
       ];
       for (const [operationId, call] of calls) {
         const client = typedClient(url, (await limited.newCaller()).auth);
@@ -328,6 +384,7 @@ describe.each(databaseKinds())('a client generated from openapi.json on %s', (ki
         ['createPlant', () => reader.POST('/plants', { body: { id: 1, name: 'x' } })],
         ['listPlants', () => writer.GET('/plants')],
         ['deletePlant', () => reader.DELETE('/plants/{id}', { params: { path: { id: 1 } } })],
+        ['getPlant', () => writer.GET('/plants/{id}', { params: { path: { id: 1 } } })],
       ];
       for (const [operationId, call] of calls) {
         const refused = await call();
@@ -348,7 +405,7 @@ describe.each(databaseKinds())('a client generated from openapi.json on %s', (ki
       Object.keys(documentedResponses(operationId)).map((status) => `${operationId} ${status}`),
     );
     // See the 503 test: SQLite cannot make a list wait for the database.
-    const unreachable = kind === 'sqlite' ? ['listPlants 503'] : [];
+    const unreachable = kind === 'sqlite' ? ['listPlants 503', 'getPlant 503'] : [];
     expect([...received].sort()).toEqual(
       declared.filter((response) => !unreachable.includes(response)).sort(),
     );

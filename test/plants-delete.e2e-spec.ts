@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expectError } from './support/expect-error.js';
-import { plantsClient } from './support/plants-client.js';
+import { MALFORMED_PLANT_IDS, plantsClient } from './support/plants-client.js';
 import { databaseKinds } from './support/test-database.js';
 import { useTestApp } from './support/test-app.js';
 
@@ -39,15 +39,7 @@ describe.each(databaseKinds())('DELETE /plants/{id} on %s', (kind) => {
     expectError(await plants.remove(5), 404);
   });
 
-  it.each([
-    ['abc'],
-    ['1.5'],
-    ['1e3'],
-    ['9223372036854775808'],
-    ['-9223372036854775809'],
-    ['%20'],
-    ['0x1'],
-  ])('answers 400 for the id %j and deletes nothing', async (id) => {
+  it.each(MALFORMED_PLANT_IDS)('answers 400 for the id %j and deletes nothing', async (id) => {
     const plants = await caller();
     await plants.create({ id: 1, name: 'Thyme' });
     expectError(await plants.remove(id), 400, /^id must be an integer/);

@@ -22,6 +22,10 @@ export class ApiToken {
   @Column({ name: 'created_at', type: 'varchar', length: 32 })
   createdAt!: string;
 
+  /** Space-separated, as OAuth's `scope`; all of them unless the token was issued with fewer. */
+  @Column({ type: 'varchar', length: 255, default: 'plants:read plants:write webhooks:manage' })
+  scopes!: string;
+
   @Column({ name: 'revoked_at', type: 'varchar', length: 32, nullable: true })
   revokedAt!: string | null;
 }

@@ -38,7 +38,6 @@ export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
    */
   async validate(token: string): Promise<AuthenticatedCaller | null> {
     if (this.jwt && looksLikeJwt(token)) return this.jwt.verify(token);
-    const owner = await this.tokens.ownerOf(token);
-    return owner === null ? null : { owner };
+    return this.tokens.callerOf(token);
   }
 }

@@ -4,8 +4,9 @@ import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 export interface AuthenticatedCaller {
   owner: string;
   /**
-   * The scopes of an identity provider's access token, when scopes are
-   * required; absent for opaque tokens, which may do all their owner may.
+   * The scopes the token holds: an opaque token's always, an identity
+   * provider's access token's when scopes are required (absent otherwise:
+   * it may do all its owner may).
    */
   scopes?: ReadonlySet<string>;
 }

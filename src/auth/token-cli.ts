@@ -5,6 +5,7 @@ import { OWNER_PATTERN } from '../config/environment.js';
 import { configModule } from '../config/config.module.js';
 import { loadEnvironment } from '../config/load-environment.js';
 import { DatabaseModule } from '../database/database.module.js';
+import { SCOPES, type Scope } from './required-scope.decorator.js';
 import { generateToken } from './token-format.js';
 import { TokensModule } from './tokens.module.js';
 import { TokensService } from './tokens.service.js';
@@ -17,10 +18,14 @@ export interface CliOutput {
 }
 
 const USAGE = `Usage:
-  npm run -s token -- create --owner <owner> [--label <text>]   issue a token (printed alone on stdout)
-  npm run -s token -- list                                       list tokens (id, owner, label, created, revoked)
-  npm run -s token -- revoke <token-id>                          revoke a token from the next request on
-  npm run -s token -- generate                                   print a random token for BOOTSTRAP_TOKEN (stores nothing)`;
+  npm run -s token -- create --owner <owner> [--label <text>] [--scope <scope>]...
+                                                 issue a token (printed alone on stdout); --scope, repeatable,
+                                                 limits it to ${SCOPES.join(', ')} (default: all)
+  npm run -s token -- list                       list tokens (id, owner, label, scopes, created, revoked)
+  npm run -s token -- revoke <token-id>          revoke a token from the next request on
+  npm run -s token -- generate                   print a random token for BOOTSTRAP_TOKEN (stores nothing)`;
+
+const isScope = (value: string): value is Scope => (SCOPES as readonly string[]).includes(value);
 
 @Module({})
 class TokenCliModule {
@@ -61,7 +66,11 @@ export async function runTokenCli(
   try {
     parsed = parseArgs({
       args: rest,
-      options: { owner: { type: 'string' }, label: { type: 'string' } },
+      options: {
+        owner: { type: 'string' },
+        label: { type: 'string' },
+        scope: { type: 'string', multiple: true },
+      },
       allowPositionals: true,
       strict: true,
     });
@@ -77,8 +86,16 @@ export async function runTokenCli(
         io.err(`create needs --owner: 1 to 64 characters of A-Z a-z 0-9 . _ -\n${USAGE}`);
         return 2;
       }
+      const scopes = values.scope ?? [...SCOPES];
+      const unknown = scopes.filter((scope) => !isScope(scope));
+      if (unknown.length > 0) {
+        io.err(`unknown scope ${unknown.join(', ')}: use ${SCOPES.join(', ')}\n${USAGE}`);
+        return 2;
+      }
       const label = values.label ?? null;
-      const issued = await withTokens(env, (tokens) => tokens.issue(owner, label));
+      const issued = await withTokens(env, (tokens) =>
+        tokens.issue(owner, label, undefined, scopes.filter(isScope)),
+      );
       io.out(issued.token);
       io.err(
         `Token ${issued.record.id} issued for owner "${owner}". It is not shown again: store it now.`,
@@ -87,9 +104,9 @@ export async function runTokenCli(
     }
     case 'list': {
       const all = await withTokens(env, (tokens) => tokens.list());
-      io.out(['id', 'owner', 'label', 'created', 'revoked'].join('\t'));
+      io.out(['id', 'owner', 'label', 'scopes', 'created', 'revoked'].join('\t'));
       for (const t of all) {
-        io.out([t.id, t.owner, t.label ?? '', t.createdAt, t.revokedAt ?? ''].join('\t'));
+        io.out([t.id, t.owner, t.label ?? '', t.scopes, t.createdAt, t.revokedAt ?? ''].join('\t'));
       }
       return 0;
     }

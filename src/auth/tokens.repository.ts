@@ -12,16 +12,17 @@ import { ApiToken } from './api-token.entity.js';
  */
 @Injectable()
 export class TokensRepository {
-  private readonly liveOwnerByHash: CompiledQuery<'tokenHash'>;
+  private readonly liveByHash: CompiledQuery<'tokenHash'>;
 
   constructor(
     @InjectRepository(ApiToken) private readonly tokens: Repository<ApiToken>,
     private readonly transactions: Transactions,
   ) {
-    this.liveOwnerByHash = CompiledQuery.build(
+    this.liveByHash = CompiledQuery.build(
       tokens
         .createQueryBuilder('t')
         .select('t.owner', 'owner')
+        .addSelect('t.scopes', 'scopes')
         .where('t.token_hash = :tokenHash AND t.revoked_at IS NULL', slots('tokenHash')),
     );
   }
@@ -30,12 +31,13 @@ export class TokensRepository {
     await this.transactions.write((manager) => manager.insert(ApiToken, token));
   }
 
-  /** The owner of the live (not revoked) token with this hash. */
-  async liveOwner(tokenHash: string): Promise<string | null> {
-    const [found] = await this.liveOwnerByHash.rows<{ owner: string }>(this.tokens.manager, {
-      tokenHash,
-    });
-    return found?.owner ?? null;
+  /** The owner and scopes of the live (not revoked) token with this hash. */
+  async live(tokenHash: string): Promise<{ owner: string; scopes: string } | null> {
+    const [found] = await this.liveByHash.rows<{ owner: string; scopes: string }>(
+      this.tokens.manager,
+      { tokenHash },
+    );
+    return found ?? null;
   }
 
   findOne(tokenHash: string): Promise<ApiToken | null> {

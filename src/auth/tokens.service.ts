@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { ApiToken } from './api-token.entity.js';
+import type { AuthenticatedCaller } from './caller-owner.decorator.js';
+import { SCOPES, type Scope } from './required-scope.decorator.js';
 import { generateToken, hashToken } from './token-format.js';
 import { TokensRepository } from './tokens.repository.js';
 
@@ -13,17 +15,25 @@ export interface IssuedToken {
 export class TokensService {
   constructor(private readonly tokens: TokensRepository) {}
 
-  /** Issues a new token; the token itself is returned once and never stored. */
+  /**
+   * Only a few scope sets exist (one per combination issued): each is parsed
+   * once, and callers of one set share one read-only Set.
+   */
+  private readonly scopeSets = new Map<string, ReadonlySet<string>>();
+
+  /** Issues a new token, with all scopes unless told fewer; the token itself is returned once and never stored. */
   async issue(
     owner: string,
     label: string | null = null,
     token = generateToken(),
+    scopes: readonly Scope[] = SCOPES,
   ): Promise<IssuedToken> {
     const record: ApiToken = {
       id: randomUUID(),
       tokenHash: hashToken(token),
       owner,
       label,
+      scopes: SCOPES.filter((scope) => scopes.includes(scope)).join(' '),
       createdAt: new Date().toISOString(),
       revokedAt: null,
     };
@@ -32,11 +42,18 @@ export class TokensService {
   }
 
   /**
-   * The owner of a live token, looked up by hash in the database on every
-   * request, never cached: a revocation applies from the next request on.
+   * The owner and scopes of a live token, looked up by hash in the database
+   * on every request, never cached: a revocation applies from the next request on.
    */
-  ownerOf(token: string): Promise<string | null> {
-    return this.tokens.liveOwner(hashToken(token));
+  async callerOf(token: string): Promise<AuthenticatedCaller | null> {
+    const live = await this.tokens.live(hashToken(token));
+    if (live === null) return null;
+    let scopes = this.scopeSets.get(live.scopes);
+    if (!scopes) {
+      scopes = new Set(live.scopes.split(' ').filter(Boolean));
+      this.scopeSets.set(live.scopes, scopes);
+    }
+    return { owner: live.owner, scopes };
   }
 
   findByToken(token: string): Promise<ApiToken | null> {

@@ -37,7 +37,7 @@ const ERRORS = {
   },
   403: {
     description:
-      "The identity provider's access token lacks the scope the operation needs (only when scopes are required; see WWW-Authenticate)",
+      "The token lacks the scope the operation needs: an opaque token issued with fewer scopes, or an identity provider's access token when scopes are required (see WWW-Authenticate)",
     headers: {
       'WWW-Authenticate': {
         description:

@@ -5,22 +5,24 @@ import {
   Get,
   HttpCode,
   HttpStatus,
-  Param,
   Post,
   Query,
+  Res,
   StreamableFile,
 } from '@nestjs/common';
 import { RouteSchema } from '@nestjs/platform-fastify';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
 import { CallerOwner } from '../auth/caller-owner.decorator.js';
 import { RequiredScope } from '../auth/required-scope.decorator.js';
+import { encodeCursor, nextLink } from '../http/page-cursor.js';
 import { jsonArrayStream } from './json-array-stream.js';
-import { ParseInt64Pipe } from '../validation/parse-int64.pipe.js';
 import { type ListPlantsQuery, ParseListPlantsQueryPipe } from './dto/list-plants.query.js';
+import { PlantIdParam } from './dto/plant-id.param.js';
 import { NewPlantDto } from './dto/new-plant.dto.js';
 import { PlantDto } from './dto/plant.dto.js';
 import { PLANT_LIST_RESPONSE_SCHEMA, PLANT_RESPONSE_SCHEMA } from './dto/plant.response-schema.js';
-import { ApiCreatePlant, ApiDeletePlant, ApiListPlants } from './plants.openapi.js';
+import { ApiCreatePlant, ApiDeletePlant, ApiGetPlant, ApiListPlants } from './plants.openapi.js';
 import { PlantsService } from './plants.service.js';
 
 @ApiTags('plants')
@@ -36,8 +38,15 @@ export class PlantsController {
   async list(
     @CallerOwner() owner: string,
     @Query(ParseListPlantsQueryPipe) query: ListPlantsQuery,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<PlantDto[] | StreamableFile> {
-    const list = await this.plants.list(owner, query.limit);
+    const list = await this.plants.list(owner, query);
+    if (list.next !== undefined && query.limit !== undefined) {
+      void reply.header(
+        'Link',
+        nextLink('/plants', query.limit, encodeCursor('plants', list.next)),
+      );
+    }
     if (list.complete) return list.plants;
     return new StreamableFile(jsonArrayStream(list.plants, list.rest), {
       type: 'application/json; charset=utf-8',
@@ -53,14 +62,19 @@ export class PlantsController {
     return this.plants.create(owner, plant);
   }
 
+  @Get(':id')
+  @RequiredScope('plants:read')
+  @RouteSchema(PLANT_RESPONSE_SCHEMA)
+  @ApiGetPlant()
+  get(@CallerOwner() owner: string, @PlantIdParam() id: bigint): Promise<PlantDto> {
+    return this.plants.get(owner, id);
+  }
+
   @Delete(':id')
   @RequiredScope('plants:write')
   @HttpCode(HttpStatus.NO_CONTENT)
   @ApiDeletePlant()
-  async delete(
-    @CallerOwner() owner: string,
-    @Param('id', ParseInt64Pipe) id: bigint,
-  ): Promise<void> {
+  async delete(@CallerOwner() owner: string, @PlantIdParam() id: bigint): Promise<void> {
     await this.plants.delete(owner, id);
   }
 }

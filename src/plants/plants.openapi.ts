@@ -9,13 +9,15 @@ import {
   ApiQuery,
   getSchemaPath,
 } from '@nestjs/swagger';
+import { CURSOR_RULE } from '../http/page-cursor.js';
+import { ApiAfterQuery, NEXT_LINK_HEADER } from '../openapi/paging.js';
 import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
 import { LIMIT_MAX, LIMIT_RULE } from './dto/list-plants.query.js';
 import { NewPlantDto } from './dto/new-plant.dto.js';
 import { PlantDto } from './dto/plant.dto.js';
 
 /*
- * The OpenAPI description of the three operations, kept beside the
+ * The OpenAPI description of the four operations, kept beside the
  * controller so that it stays thin. Summaries and descriptions follow the
  * specification (section 4) and the contract; the example error messages are
  * the ones the service sends (test/openapi-client.e2e-spec.ts provokes each
@@ -24,6 +26,18 @@ import { PlantDto } from './dto/plant.dto.js';
 
 const ID_RULE = 'id must be an integer from -9223372036854775808 to 9223372036854775807';
 
+/** A Plant as GET /plants/{id} and POST /plants answer it. */
+const PLANT_EXAMPLES = {
+  tagged: {
+    summary: 'A plant with a tag',
+    value: new PlantDto('Monstera deliciosa', 'tropical'),
+  },
+  untagged: {
+    summary: 'A plant without a tag (tag is left out)',
+    value: new PlantDto('Fern'),
+  },
+};
+
 export function ApiListPlants(): MethodDecorator {
   return applyDecorators(
     ApiOperation({
@@ -31,7 +45,9 @@ export function ApiListPlants(): MethodDecorator {
       summary: 'Get plants',
       description:
         'Returns the plants from the system that the caller has access to: those created with a token of the same owner, in ascending id order. ' +
-        'When limit is given, no more than that many plants are returned; without it, all of them.',
+        'When limit is given, no more than that many plants are returned; without it, all of them. ' +
+        'While plants remain after a limited page, the Link header carries the URL of the next page (rel="next"), whose opaque cursor goes on after the last plant of this page: ' +
+        'following next links visits each plant once, in ascending id order, also while plants are created and deleted. The last page, and limit=0, have no next link.',
     }),
     ApiQuery({
       name: 'limit',
@@ -39,10 +55,12 @@ export function ApiListPlants(): MethodDecorator {
       description: 'The maximum number of plants to return; without it, all of them',
       schema: { type: 'integer', format: 'int32', minimum: 0, maximum: LIMIT_MAX, example: 20 },
     }),
+    ApiAfterQuery('cDIwweLPSg'),
     ApiOkResponse({
       type: PlantDto,
       isArray: true,
       description: "The caller's plants, in ascending id order",
+      headers: NEXT_LINK_HEADER,
       examples: {
         plants: {
           summary: 'Two plants, one without a tag',
@@ -52,7 +70,7 @@ export function ApiListPlants(): MethodDecorator {
       },
     }),
     ApiErrorResponses({
-      400: [LIMIT_RULE, 'property colour should not exist'],
+      400: [LIMIT_RULE, CURSOR_RULE, 'property colour should not exist'],
       401: true,
       403: ['the access token lacks the scope this operation needs: plants:read'],
       429: true,
@@ -86,16 +104,7 @@ export function ApiCreatePlant(): MethodDecorator {
     ApiOkResponse({
       type: PlantDto,
       description: 'The plant was created (or was already there, identical)',
-      examples: {
-        tagged: {
-          summary: 'A plant with a tag',
-          value: new PlantDto('Monstera deliciosa', 'tropical'),
-        },
-        untagged: {
-          summary: 'A plant without a tag (tag is left out)',
-          value: new PlantDto('Fern'),
-        },
-      },
+      examples: PLANT_EXAMPLES,
     }),
     ApiErrorResponses({
       400: [
@@ -116,6 +125,37 @@ export function ApiCreatePlant(): MethodDecorator {
   );
 }
 
+/** The path id of GET and DELETE /plants/{id}: one description of their shared rules. */
+const plantIdParam = (description: string) =>
+  ApiParam({ name: 'id', description, schema: { type: 'integer', format: 'int64', example: 1 } });
+
+export function ApiGetPlant(): MethodDecorator {
+  return applyDecorators(
+    ApiOperation({
+      operationId: 'getPlant',
+      summary: 'Get a plant',
+      description:
+        'Returns a single plant, selected by the id supplied in the path. ' +
+        "An id the caller has no plant with, including another owner's plant, is a 404.",
+    }),
+    plantIdParam('The id of the plant to return'),
+    ApiOkResponse({
+      type: PlantDto,
+      description: 'The plant',
+      examples: PLANT_EXAMPLES,
+    }),
+    ApiErrorResponses({
+      400: [ID_RULE],
+      401: true,
+      403: ['the access token lacks the scope this operation needs: plants:read'],
+      404: ['no plant with id 3'],
+      429: true,
+      500: true,
+      503: true,
+    }),
+  );
+}
+
 export function ApiDeletePlant(): MethodDecorator {
   return applyDecorators(
     ApiOperation({
@@ -125,11 +165,7 @@ export function ApiDeletePlant(): MethodDecorator {
         'Deletes a single plant, selected by the id supplied in the path. A success response carries no body. ' +
         "An id the caller has no plant with, including another owner's plant, is a 404.",
     }),
-    ApiParam({
-      name: 'id',
-      description: 'The id of the plant to delete',
-      schema: { type: 'integer', format: 'int64', example: 1 },
-    }),
+    plantIdParam('The id of the plant to delete'),
     ApiNoContentResponse({ description: 'The plant was deleted' }),
     ApiErrorResponses({
       400: [ID_RULE],

@@ -31,8 +31,9 @@ export class PlantsRepository {
   private readonly insertOne: CompiledQuery<'owner' | 'id' | 'name' | 'tag'>;
   private readonly findOneById: CompiledQuery<'owner' | 'id'>;
   private readonly deleteOne: CompiledQuery<'owner' | 'id'>;
+  private readonly lastOfFirst: CompiledQuery<'owner' | 'skip'>;
+  private readonly lastOfPageAfter: CompiledQuery<'owner' | 'after' | 'skip'>;
   /** By page size: at most LIST_PAGE_SIZE + 1 texts each. */
-  private readonly firstRows = new Map<number, CompiledQuery<'owner'>>();
   private readonly firstPage = new Map<number, CompiledQuery<'owner'>>();
   private readonly pageAfter = new Map<number, CompiledQuery<'owner' | 'after'>>();
 
@@ -54,6 +55,22 @@ export class PlantsRepository {
         .createQueryBuilder()
         .delete()
         .where('owner = :owner AND id = :id', slots('owner', 'id')),
+    );
+    // The QueryBuilder writes OFFSET into the SQL text, and a page's size can
+    // be any int32: these two keep it a parameter, with one text each. ORDER BY
+    // names the column through its table: a bare "id" would be the text alias.
+    const lastOf = (after: string) =>
+      'SELECT CAST("p"."id" AS TEXT) AS "id" FROM "plants" "p" WHERE "p"."owner" = :owner' +
+      after +
+      ' ORDER BY "p"."id" ASC LIMIT 2 OFFSET :skip';
+    this.lastOfFirst = CompiledQuery.fromSql(plants.manager.connection, lastOf(''), [
+      'owner',
+      'skip',
+    ]);
+    this.lastOfPageAfter = CompiledQuery.fromSql(
+      plants.manager.connection,
+      lastOf(' AND "p"."id" > :after'),
+      ['owner', 'after', 'skip'],
     );
   }
 
@@ -86,25 +103,6 @@ export class PlantsRepository {
     return plant;
   }
 
-  /**
-   * The owner's first plants in ascending id order, without their ids: for a
-   * list that fits in one page, which needs no id to go on from. Leaving out
-   * CAST(id AS TEXT) makes a 20-row query about a third cheaper on SQLite.
-   */
-  head(owner: string, limit: number): Promise<PlantRow[]> {
-    if (limit === 0) return Promise.resolve([]);
-    const query = cached(this.firstRows, limit, () =>
-      this.plants
-        .createQueryBuilder('p')
-        .select('p.name', 'name')
-        .addSelect('p.tag', 'tag')
-        .where('p.owner = :owner', slots('owner'))
-        .orderBy('p.id')
-        .limit(limit),
-    );
-    return query.rows<PlantRow>(this.plants.manager, { owner });
-  }
-
   /** One page of the owner's plants in ascending id order, after `afterId` when given (keyset paging). */
   page(owner: string, size: number, afterId?: string): Promise<StoredPlant[]> {
     if (size === 0) return Promise.resolve([]);
@@ -121,6 +119,29 @@ export class PlantsRepository {
         .limit(size),
     );
     return query.rows<StoredPlant>(this.plants.manager, { owner, after: BigInt(afterId) });
+  }
+
+  /**
+   * Where a page of `size` plants after `afterId` ends, for a page too long to
+   * read in one query: the id of its last plant, and whether any plant
+   * follows it (undefined when the page is not full). An index-only walk of
+   * the (owner, id) key, no row is read.
+   */
+  async pageEnd(
+    owner: string,
+    size: number,
+    afterId?: string,
+  ): Promise<{ lastId: string; more: boolean } | undefined> {
+    const skip = size - 1;
+    const ids =
+      afterId === undefined
+        ? await this.lastOfFirst.rows<{ id: string }>(this.plants.manager, { owner, skip })
+        : await this.lastOfPageAfter.rows<{ id: string }>(this.plants.manager, {
+            owner,
+            after: BigInt(afterId),
+            skip,
+          });
+    return ids.length === 0 ? undefined : { lastId: ids[0].id, more: ids.length > 1 };
   }
 
   /** Deletes the owner's plant on `manager`; false when the owner has no plant with that id. */

@@ -6,14 +6,13 @@ import type { Transactions } from '../database/transactions.js';
 import type { PlantMetrics } from '../metrics/plant-metrics.js';
 import type { PlantCreatedOutbox } from '../webhooks/webhook-storage.module.js';
 import type { NewPlantDto } from './dto/new-plant.dto.js';
-import type { PlantRow, PlantsRepository, StoredPlant } from './plants.repository.js';
+import type { PlantsRepository, StoredPlant } from './plants.repository.js';
 import { LIST_PAGE_SIZE, PlantsService } from './plants.service.js';
 
 /** An in-memory stand-in with the repository's contract: (owner, id) unique, pages in id order. */
 class MemoryPlants {
   rows = new Map<string, StoredPlant & { owner: string }>();
   pageCalls = 0;
-  headCalls = 0;
   private key = (owner: string, id: bigint | string) => `${owner}/${id}`;
 
   async insert(
@@ -32,20 +31,20 @@ class MemoryPlants {
     return this.rows.get(this.key(owner, id));
   }
 
-  async head(owner: string, limit: number): Promise<PlantRow[]> {
-    this.headCalls += 1;
-    return (await this.page(owner, limit, undefined, false)).map(({ name, tag }) => ({
-      name,
-      tag,
-    }));
+  async page(owner: string, size: number, afterId?: string): Promise<StoredPlant[]> {
+    this.pageCalls += 1;
+    return this.after(owner, afterId).slice(0, size);
   }
 
-  async page(owner: string, size: number, afterId?: string, count = true): Promise<StoredPlant[]> {
-    if (count) this.pageCalls += 1;
+  async pageEnd(owner: string, size: number, afterId?: string) {
+    const ids = this.after(owner, afterId).slice(size - 1, size + 1);
+    return ids.length === 0 ? undefined : { lastId: ids[0].id, more: ids.length > 1 };
+  }
+
+  private after(owner: string, afterId?: string): StoredPlant[] {
     return [...this.rows.values()]
       .filter((r) => r.owner === owner && (afterId === undefined || BigInt(r.id) > BigInt(afterId)))
-      .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1))
-      .slice(0, size);
+      .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
   }
 
   async delete(_manager: EntityManager, owner: string, id: bigint): Promise<boolean> {
@@ -167,9 +166,13 @@ describe('PlantsService', () => {
     expect(list.complete).toBe(true);
     expect(list.plants.map((p) => p.name)).toEqual(['p1', 'p2', 'p3']);
     expect(memory.pageCalls).toBe(1);
-    expect((await service.list('alice', 2)).plants).toEqual([{ name: 'p1' }, { name: 'p2' }]);
-    expect(memory.headCalls).toBe(1);
-    expect((await service.list('alice', 0)).plants).toEqual([]);
+    const two = await service.list('alice', { limit: 2 });
+    expect(two.plants).toEqual([{ name: 'p1' }, { name: 'p2' }]);
+    expect(two.next).toBe('2');
+    expect(memory.pageCalls).toBe(2);
+    expect((await service.list('alice', { limit: 0 })).plants).toEqual([]);
+    expect((await service.list('alice', { limit: 0 })).next).toBeUndefined();
+    expect((await service.list('alice', { limit: 3 })).next).toBeUndefined();
     expect((await service.list('bob')).plants).toEqual([]);
   });
 
@@ -183,10 +186,55 @@ describe('PlantsService', () => {
     expect(names).toHaveLength(count);
     expect(names[0]).toBe('p1');
     expect(names[count - 1]).toBe(`p${count}`);
-    expect(await collect(await service.list('alice', LIST_PAGE_SIZE + 1))).toHaveLength(
+    expect(await collect(await service.list('alice', { limit: LIST_PAGE_SIZE + 1 }))).toHaveLength(
       LIST_PAGE_SIZE + 1,
     );
-    expect(await collect(await service.list('alice', LIST_PAGE_SIZE))).toHaveLength(LIST_PAGE_SIZE);
+    expect(await collect(await service.list('alice', { limit: LIST_PAGE_SIZE }))).toHaveLength(
+      LIST_PAGE_SIZE,
+    );
+  });
+
+  it("gets the owner's plant by exact id, and 404s for another owner's or a missing one", async () => {
+    const { service } = setup();
+    await service.create('alice', plant(2n ** 53n + 1n, 'Fern', 'green'));
+    await service.create('alice', plant(2n ** 53n, 'Moss'));
+    expect(await service.get('alice', 2n ** 53n + 1n)).toEqual({ name: 'Fern', tag: 'green' });
+    expect(await service.get('alice', 2n ** 53n)).toEqual({ name: 'Moss' });
+    await expect(service.get('bob', 2n ** 53n)).rejects.toBeInstanceOf(NotFoundException);
+    await expect(service.get('alice', 4n)).rejects.toThrow('no plant with id 4');
+  });
+
+  it('pages by keyset: each plant once, in order, next only while plants remain, small and streamed pages alike', async () => {
+    const { service } = setup();
+    const count = LIST_PAGE_SIZE * 2 + 5;
+    for (let i = 1; i <= count; i++)
+      await service.create('alice', plant(BigInt(i * 3), `p${i * 3}`));
+    for (const limit of [7, LIST_PAGE_SIZE, LIST_PAGE_SIZE + 1, LIST_PAGE_SIZE * 2 + 5]) {
+      const names: string[] = [];
+      let after: bigint | undefined;
+      let pages = 0;
+      for (;;) {
+        const page = await service.list('alice', { limit, after });
+        const rows = await collect(page);
+        pages += 1;
+        expect(rows.length).toBeLessThanOrEqual(limit);
+        names.push(...rows.map((p) => p.name));
+        if (page.next === undefined) break;
+        expect(rows).toHaveLength(limit);
+        after = BigInt(page.next);
+      }
+      expect(names, String(limit)).toEqual(
+        Array.from({ length: count }, (_, i) => `p${(i + 1) * 3}`),
+      );
+      expect(pages).toBe(Math.ceil(count / limit));
+    }
+    // A cursor without limit: the rest, and no next.
+    const rest = await service.list('alice', { after: 3n * BigInt(count - 2) });
+    expect(await collect(rest)).toEqual([
+      { name: `p${3 * (count - 1)}` },
+      { name: `p${3 * count}` },
+    ]);
+    expect(rest.next).toBeUndefined();
   });
 
   it('deletes only existing plants of the owner', async () => {

@@ -3,6 +3,7 @@ import { OutboxSignal } from '../database/outbox-signal.js';
 import { Transactions } from '../database/transactions.js';
 import { PlantMetrics } from '../metrics/plant-metrics.js';
 import { PlantCreatedOutbox } from '../webhooks/webhook-storage.module.js';
+import type { ListPlantsQuery } from './dto/list-plants.query.js';
 import type { NewPlantDto } from './dto/new-plant.dto.js';
 import { PlantDto } from './dto/plant.dto.js';
 import { type PlantRow, PlantsRepository, type StoredPlant } from './plants.repository.js';
@@ -13,11 +14,23 @@ export const LIST_PAGE_SIZE = 1000;
 /**
  * A list small enough to come back in one query is returned whole; a longer
  * one is returned as its first page plus the pages that follow, read lazily
- * while the response is written.
+ * while the response is written. `next` is the id of the last plant of a
+ * limited page that more plants follow: the position its next link goes on from.
  */
-export type PlantList =
+export type PlantList = (
   | { complete: true; plants: PlantDto[] }
-  | { complete: false; plants: PlantDto[]; rest: AsyncIterable<PlantDto[]> };
+  | { complete: false; plants: PlantDto[]; rest: AsyncIterable<PlantDto[]> }
+) & { next?: string };
+
+const notFound = (id: bigint) => new NotFoundException(`no plant with id ${id}`);
+
+/** The rows with an id up to `through` (all when undefined); rows come in ascending id order. */
+function upTo(rows: StoredPlant[], through: bigint | undefined): StoredPlant[] {
+  if (through === undefined || rows.length === 0 || BigInt(rows[rows.length - 1].id) <= through) {
+    return rows;
+  }
+  return rows.filter((row) => BigInt(row.id) <= through);
+}
 
 const toDto = (plant: PlantRow): PlantDto => new PlantDto(plant.name, plant.tag);
 
@@ -60,34 +73,71 @@ export class PlantsService {
     );
   }
 
-  async list(owner: string, limit?: number): Promise<PlantList> {
-    // A list that fits in one page needs no id to go on from: one cheaper query (see head()).
+  /**
+   * The owner's plants in ascending id order, after the id `after` when given
+   * (keyset paging: a plant created or deleted elsewhere in the list never
+   * shifts a page), at most `limit` of them when given.
+   */
+  async list(owner: string, { limit, after }: ListPlantsQuery = {}): Promise<PlantList> {
+    const afterId = after === undefined ? undefined : String(after);
+    if (limit === 0) return { complete: true, plants: [] };
     if (limit !== undefined && limit <= LIST_PAGE_SIZE) {
-      return { complete: true, plants: (await this.plants.head(owner, limit)).map(toDto) };
+      // One more row than asked tells whether a next page exists, in the same query.
+      const rows = await this.plants.page(owner, limit + 1, afterId);
+      if (rows.length <= limit) return { complete: true, plants: rows.map(toDto) };
+      return {
+        complete: true,
+        plants: rows.slice(0, limit).map(toDto),
+        next: rows[limit - 1].id,
+      };
     }
-    const wanted = limit ?? Infinity;
-    const firstSize = Math.min(wanted, LIST_PAGE_SIZE);
-    const first = await this.plants.page(owner, firstSize);
-    const plants = first.map(toDto);
-    if (first.length < firstSize || first.length >= wanted) return { complete: true, plants };
-    return { complete: false, plants, rest: this.pagesAfter(owner, first, wanted - first.length) };
+    // A longer page is streamed, and its Link header goes out before its rows:
+    // where the page ends is read first, and the stream stops there.
+    const end = limit === undefined ? undefined : await this.plants.pageEnd(owner, limit, afterId);
+    const first = await this.plants.page(owner, LIST_PAGE_SIZE, afterId);
+    const through = end?.more ? BigInt(end.lastId) : undefined;
+    const plants = upTo(first, through).map(toDto);
+    const next = end?.more ? end.lastId : undefined;
+    if (first.length < LIST_PAGE_SIZE || plants.length < first.length) {
+      return { complete: true, plants, next };
+    }
+    const remaining = (limit ?? Infinity) - first.length;
+    return {
+      complete: false,
+      plants,
+      rest: this.pagesAfter(owner, first, remaining, through),
+      next,
+    };
   }
 
+  /**
+   * The pages after `previous`, up to `remaining` plants, and, for a page that
+   * has a next link, no further than that link's position `through`: a plant
+   * created inside the page while it streams is sent, and none is skipped.
+   */
   private async *pagesAfter(
     owner: string,
     previous: StoredPlant[],
     remaining: number,
+    through: bigint | undefined,
   ): AsyncGenerator<PlantDto[]> {
     let last = previous[previous.length - 1].id;
-    while (remaining > 0) {
-      const size = Math.min(remaining, LIST_PAGE_SIZE);
+    while (through !== undefined || remaining > 0) {
+      const size = through === undefined ? Math.min(remaining, LIST_PAGE_SIZE) : LIST_PAGE_SIZE;
       const page = await this.plants.page(owner, size, last);
-      if (page.length === 0) return;
-      yield page.map(toDto);
-      if (page.length < size) return;
+      const kept = upTo(page, through);
+      if (kept.length > 0) yield kept.map(toDto);
+      if (kept.length < size) return;
       remaining -= page.length;
       last = page[page.length - 1].id;
     }
+  }
+
+  /** The owner's plant with this id; another owner's is as unknown as a missing one. */
+  async get(owner: string, id: bigint): Promise<PlantDto> {
+    const plant = await this.plants.findOne(owner, id);
+    if (!plant) throw notFound(id);
+    return toDto(plant);
   }
 
   async delete(owner: string, id: bigint): Promise<void> {
@@ -95,7 +145,7 @@ export class PlantsService {
       this.plants.delete(manager, owner, id),
     );
     if (!deleted) {
-      throw new NotFoundException(`no plant with id ${id}`);
+      throw notFound(id);
     }
     this.metrics.plantDeleted();
   }

@@ -1,8 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { type EntityManager, In, Not, type Repository, type SelectQueryBuilder } from 'typeorm';
+import {
+  type EntityManager,
+  In,
+  LessThan,
+  Not,
+  type Repository,
+  type SelectQueryBuilder,
+} from 'typeorm';
 import { CompiledQuery, slots } from '../database/compiled-query.js';
 import { Transactions } from '../database/transactions.js';
+import type { PagePosition } from './dto/page.query.js';
 import { type DeliveryState, WebhookDelivery } from './webhook-delivery.entity.js';
 
 /** A delivery as the deliveries list shows it. */
@@ -241,8 +249,8 @@ export class WebhookDeliveriesRepository {
     );
   }
 
-  /** The subscription's latest deliveries, newest first. */
-  latestOf(subscriptionId: string, limit: number): Promise<DeliveryRow[]> {
+  /** The subscription's latest deliveries, newest first (id breaks ties), before `before` when given (keyset paging). */
+  latestOf(subscriptionId: string, limit: number, before?: PagePosition): Promise<DeliveryRow[]> {
     // take: 0 would mean no limit at all.
     if (limit === 0) return Promise.resolve([]);
     return this.deliveries.find({
@@ -255,7 +263,12 @@ export class WebhookDeliveriesRepository {
         nextAttemptAt: true,
         createdAt: true,
       },
-      where: { subscriptionId },
+      where: before
+        ? [
+            { subscriptionId, createdAt: LessThan(before.createdAt) },
+            { subscriptionId, createdAt: before.createdAt, id: LessThan(before.id) },
+          ]
+        : { subscriptionId },
       order: { createdAt: 'DESC', id: 'DESC' },
       take: limit,
     });

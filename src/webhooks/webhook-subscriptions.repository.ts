@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { type EntityManager, IsNull, type Repository } from 'typeorm';
+import { type EntityManager, IsNull, MoreThan, type Repository } from 'typeorm';
 import { CompiledQuery, slots } from '../database/compiled-query.js';
 import { Transactions } from '../database/transactions.js';
+import type { PagePosition } from './dto/page.query.js';
 import { WebhookSubscription } from './webhook-subscription.entity.js';
 
 /** A subscription as its owner sees it: everything but the secret. */
@@ -41,11 +42,24 @@ export class WebhookSubscriptionsRepository {
     await this.transactions.write((manager) => manager.insert(WebhookSubscription, subscription));
   }
 
-  list(owner: string): Promise<SubscriptionRow[]> {
+  /**
+   * The owner's subscriptions, oldest first (id breaks ties), after `after`
+   * when given (keyset paging), at most `take` of them when given.
+   */
+  list(
+    owner: string,
+    { take, after }: { take?: number; after?: PagePosition } = {},
+  ): Promise<SubscriptionRow[]> {
     return this.subscriptions.find({
       select: VISIBLE,
-      where: { owner },
+      where: after
+        ? [
+            { owner, createdAt: MoreThan(after.createdAt) },
+            { owner, createdAt: after.createdAt, id: MoreThan(after.id) },
+          ]
+        : { owner },
       order: { createdAt: 'ASC', id: 'ASC' },
+      take,
     });
   }
 

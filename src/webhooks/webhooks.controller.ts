@@ -8,12 +8,20 @@ import {
   Param,
   Post,
   Query,
+  Res,
 } from '@nestjs/common';
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
 import { CallerOwner } from '../auth/caller-owner.decorator.js';
 import { RequiredScope } from '../auth/required-scope.decorator.js';
 import { CreateWebhookDto } from './dto/create-webhook.dto.js';
-import { ParseListDeliveriesQueryPipe } from './dto/list-deliveries.query.js';
+import { nextLink } from '../http/page-cursor.js';
+import {
+  DELIVERIES_LIMIT_DEFAULT,
+  ParseListDeliveriesQueryPipe,
+} from './dto/list-deliveries.query.js';
+import { ParseListWebhooksQueryPipe } from './dto/list-webhooks.query.js';
+import { cursorAfter, type PageQuery } from './dto/page.query.js';
 import { WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
 import { CreatedWebhookDto, WebhookDto } from './dto/webhook.dto.js';
 import {
@@ -34,8 +42,19 @@ export class WebhooksController {
 
   @Get()
   @ApiListWebhooks()
-  list(@CallerOwner() owner: string): Promise<WebhookDto[]> {
-    return this.webhooks.list(owner);
+  async list(
+    @CallerOwner() owner: string,
+    @Query(ParseListWebhooksQueryPipe) query: PageQuery,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ): Promise<WebhookDto[]> {
+    const page = await this.webhooks.list(owner, query);
+    if (page.next && query.limit !== undefined) {
+      void reply.header(
+        'Link',
+        nextLink('/webhooks', query.limit, cursorAfter('webhooks', page.next)),
+      );
+    }
+    return page.items;
   }
 
   @Post()
@@ -54,11 +73,24 @@ export class WebhooksController {
 
   @Get(':id/deliveries')
   @ApiListWebhookDeliveries()
-  deliveries(
+  async deliveries(
     @CallerOwner() owner: string,
     @Param('id') id: string,
-    @Query(ParseListDeliveriesQueryPipe) limit: number,
+    @Query(ParseListDeliveriesQueryPipe) query: PageQuery,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<WebhookDeliveryDto[]> {
-    return this.webhooks.deliveriesOf(owner, id, limit);
+    const page = await this.webhooks.deliveriesOf(owner, id, query);
+    if (page.next) {
+      const path = `/webhooks/${encodeURIComponent(id)}/deliveries`;
+      void reply.header(
+        'Link',
+        nextLink(
+          path,
+          query.limit ?? DELIVERIES_LIMIT_DEFAULT,
+          cursorAfter('deliveries', page.next),
+        ),
+      );
+    }
+    return page.items;
   }
 }

@@ -8,6 +8,9 @@ import {
   ApiParam,
   ApiQuery,
 } from '@nestjs/swagger';
+import { CURSOR_RULE } from '../http/page-cursor.js';
+import { ApiAfterQuery, NEXT_LINK_HEADER } from '../openapi/paging.js';
+import { PAGE_LIMIT_MAX } from './dto/page.query.js';
 import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
 import {
   DELIVERIES_LIMIT_DEFAULT,
@@ -88,18 +91,34 @@ export function ApiListWebhooks(): MethodDecorator {
     ApiOperation({
       operationId: 'listWebhooks',
       summary: "List the caller's webhook subscriptions",
-      description: 'Without their secrets.',
+      description:
+        'Without their secrets, oldest first. With limit, while subscriptions remain, the Link header carries the next page (rel="next").',
     }),
+    ApiQuery({
+      name: 'limit',
+      required: false,
+      description: 'At most this many subscriptions; without it, all of them',
+      schema: { type: 'integer', format: 'int32', minimum: 0, maximum: PAGE_LIMIT_MAX },
+    }),
+    ApiAfterQuery('dzE3NjQwMDAwMDAwMDAgM2ZhODVmNjQtNTcxNy00NTYyLWIzZmMtMmM5NjNmNjZhZmE2noXifw'),
     ApiOkResponse({
       type: WebhookDto,
       isArray: true,
-      description: "The caller's subscriptions",
+      description: "The caller's subscriptions, oldest first",
+      headers: NEXT_LINK_HEADER,
       examples: {
         one: { summary: 'One subscription', value: [SUBSCRIPTION] },
         none: { summary: 'No subscription', value: [] },
       },
     }),
-    ApiErrorResponses({ 401: true, 403: [MANAGE_SCOPE], 429: true, 500: true, 503: true }),
+    ApiErrorResponses({
+      400: [`limit must be an integer from 0 to ${PAGE_LIMIT_MAX}`, CURSOR_RULE],
+      401: true,
+      403: [MANAGE_SCOPE],
+      429: true,
+      500: true,
+      503: true,
+    }),
   );
 }
 
@@ -128,7 +147,8 @@ export function ApiListWebhookDeliveries(): MethodDecorator {
     ApiOperation({
       operationId: 'listWebhookDeliveries',
       summary: 'The latest deliveries of a subscription',
-      description: 'Newest first: each event, its state, attempts and the last outcome.',
+      description:
+        'Newest first: each event, its state, attempts and the last outcome. While older deliveries remain, the Link header carries the next page (rel="next").',
     }),
     ID_PARAM,
     ApiQuery({
@@ -137,10 +157,12 @@ export function ApiListWebhookDeliveries(): MethodDecorator {
       description: `At most this many deliveries (default ${DELIVERIES_LIMIT_DEFAULT})`,
       schema: { type: 'integer', format: 'int32', minimum: 1, maximum: DELIVERIES_LIMIT_MAX },
     }),
+    ApiAfterQuery('ZDE3NjQwMDAwMDAwMDAgbXNnXzljNGYwZTFhMmIzZDRjNWU2ZjcwODE5MmEzYjRjNWQ2jYUurg'),
     ApiOkResponse({
       type: WebhookDeliveryDto,
       isArray: true,
       description: 'Newest first',
+      headers: NEXT_LINK_HEADER,
       examples: {
         deliveries: {
           summary: 'A retried delivery and a delivered one',
@@ -166,7 +188,7 @@ export function ApiListWebhookDeliveries(): MethodDecorator {
       },
     }),
     ApiErrorResponses({
-      400: [DELIVERIES_LIMIT_RULE],
+      400: [DELIVERIES_LIMIT_RULE, CURSOR_RULE],
       401: true,
       403: [MANAGE_SCOPE],
       404: NOT_FOUND,

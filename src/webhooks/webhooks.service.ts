@@ -4,6 +4,8 @@ import { isUUID } from 'class-validator';
 import type { CreateWebhookDto } from './dto/create-webhook.dto.js';
 import { WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
 import { CreatedWebhookDto, WebhookDto } from './dto/webhook.dto.js';
+import { DELIVERIES_LIMIT_DEFAULT } from './dto/list-deliveries.query.js';
+import type { PagePosition, PageQuery } from './dto/page.query.js';
 import { type DeliveryRow, WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 import { WebhookSettings } from './webhook-settings.js';
 import { newWebhookSecret } from './webhook-signature.js';
@@ -41,6 +43,26 @@ function toDeliveryDto(row: DeliveryRow): WebhookDeliveryDto {
 }
 
 /** The caller's webhook subscriptions and what was delivered to them. */
+/** A page of a list, and where the next page goes on from while items remain. */
+export interface Page<Dto> {
+  items: Dto[];
+  next?: PagePosition;
+}
+
+/** The first `limit` rows (all without one) as DTOs, with `next` when a row beyond them came back. */
+function pageOf<Row extends PagePosition, Dto>(
+  rows: Row[],
+  limit: number | undefined,
+  toItem: (row: Row) => Dto,
+): Page<Dto> {
+  if (limit === undefined || rows.length <= limit) return { items: rows.map(toItem) };
+  const last = rows[limit - 1];
+  return {
+    items: rows.slice(0, limit).map(toItem),
+    next: { createdAt: last.createdAt, id: last.id },
+  };
+}
+
 @Injectable()
 export class WebhooksService {
   constructor(
@@ -69,8 +91,14 @@ export class WebhooksService {
     return new CreatedWebhookDto(new WebhookDto(id, url, description, isoDate(createdAt)), secret);
   }
 
-  async list(owner: string): Promise<WebhookDto[]> {
-    return (await this.subscriptions.list(owner)).map(toDto);
+  /** A page of the owner's subscriptions, oldest first; `next` while more follow a limited page. */
+  async list(owner: string, { limit, after }: PageQuery = {}): Promise<Page<WebhookDto>> {
+    if (limit === 0) return { items: [] };
+    const rows = await this.subscriptions.list(owner, {
+      take: limit === undefined ? undefined : limit + 1,
+      after,
+    });
+    return pageOf(rows, limit, toDto);
   }
 
   /** Deletes the subscription; its pending deliveries are dropped with it. */
@@ -80,10 +108,16 @@ export class WebhooksService {
     }
   }
 
-  async deliveriesOf(owner: string, id: string, limit: number): Promise<WebhookDeliveryDto[]> {
+  /** A page of the subscription's deliveries, newest first; `next` while older ones follow. */
+  async deliveriesOf(
+    owner: string,
+    id: string,
+    { limit = DELIVERIES_LIMIT_DEFAULT, after }: PageQuery,
+  ): Promise<Page<WebhookDeliveryDto>> {
     if (!isUUID(id) || !(await this.subscriptions.findOwned(owner, id))) {
       throw new NotFoundException(NOT_FOUND);
     }
-    return (await this.deliveries.latestOf(id, limit)).map(toDeliveryDto);
+    // One more row than asked tells whether a next page exists, in the same query.
+    return pageOf(await this.deliveries.latestOf(id, limit + 1, after), limit, toDeliveryDto);
   }
 }

@@ -53,7 +53,7 @@ export interface paths {
         };
         /**
          * Get plants
-         * @description Returns the plants from the system that the caller has access to: those created with a token of the same owner, in ascending id order. When limit is given, no more than that many plants are returned; without it, all of them.
+         * @description Returns the plants from the system that the caller has access to: those created with a token of the same owner, in ascending id order. When limit is given, no more than that many plants are returned; without it, all of them. While plants remain after a limited page, the Link header carries the URL of the next page (rel="next"), whose opaque cursor goes on after the last plant of this page: following next links visits each plant once, in ascending id order, also while plants are created and deleted. The last page, and limit=0, have no next link.
          */
         get: operations["listPlants"];
         put?: never;
@@ -75,7 +75,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Get a plant
+         * @description Returns a single plant, selected by the id supplied in the path. An id the caller has no plant with, including another owner's plant, is a 404.
+         */
+        get: operations["getPlant"];
         put?: never;
         post?: never;
         /**
@@ -97,7 +101,7 @@ export interface paths {
         };
         /**
          * List the caller's webhook subscriptions
-         * @description Without their secrets.
+         * @description Without their secrets, oldest first. With limit, while subscriptions remain, the Link header carries the next page (rel="next").
          */
         get: operations["listWebhooks"];
         put?: never;
@@ -141,7 +145,7 @@ export interface paths {
         };
         /**
          * The latest deliveries of a subscription
-         * @description Newest first: each event, its state, attempts and the last outcome.
+         * @description Newest first: each event, its state, attempts and the last outcome. While older deliveries remain, the Link header carries the next page (rel="next").
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
@@ -418,6 +422,8 @@ export interface operations {
             query?: {
                 /** @description The maximum number of plants to return; without it, all of them */
                 limit?: number;
+                /** @description An opaque cursor, taken from the next link of the previous page: only the items after it. Without limit, all of them. A cursor that is not one the service gave for this list is a 400 */
+                after?: string;
             };
             header?: never;
             path?: never;
@@ -428,6 +434,8 @@ export interface operations {
             /** @description The caller's plants, in ascending id order */
             200: {
                 headers: {
+                    /** @description RFC 8288: `<path?limit=N&after=<cursor>>; rel="next"`, a path relative to the service, present while items remain after this page */
+                    Link?: string;
                     /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
                     "X-Request-Id": string;
                     /** @description Requests the token owner may make in the current window (sent while rate limiting is on, also on the errors answered after authentication) */
@@ -466,7 +474,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The identity provider's access token lacks the scope the operation needs (only when scopes are required; see WWW-Authenticate) */
+            /** @description The token lacks the scope the operation needs: an opaque token issued with fewer scopes, or an identity provider's access token when scopes are required (see WWW-Authenticate) */
             403: {
                 headers: {
                     /** @description Bearer realm="plants", error="insufficient_scope", scope="<the scope needed>" */
@@ -572,7 +580,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The identity provider's access token lacks the scope the operation needs (only when scopes are required; see WWW-Authenticate) */
+            /** @description The token lacks the scope the operation needs: an opaque token issued with fewer scopes, or an identity provider's access token when scopes are required (see WWW-Authenticate) */
             403: {
                 headers: {
                     /** @description Bearer realm="plants", error="insufficient_scope", scope="<the scope needed>" */
@@ -609,6 +617,122 @@ export interface operations {
             };
             /** @description The body is not application/json */
             415: {
+                headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token owner's request budget, or this client's failed-authentication budget, is spent; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected fault; the cause is logged, never sent */
+            500: {
+                headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable, or (JWT callers) the identity provider's keys cannot be fetched; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPlant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the plant to return */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The plant */
+            200: {
+                headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    /** @description Requests the token owner may make in the current window (sent while rate limiting is on, also on the errors answered after authentication) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Plant"];
+                };
+            };
+            /** @description The request is invalid; the message says which field and why */
+            400: {
+                headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No bearer token, or the token is unknown or revoked (see WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="plants", with error="invalid_token" when the token is unknown or revoked */
+                    "WWW-Authenticate": string;
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the scope the operation needs: an opaque token issued with fewer scopes, or an identity provider's access token when scopes are required (see WWW-Authenticate) */
+            403: {
+                headers: {
+                    /** @description Bearer realm="plants", error="insufficient_scope", scope="<the scope needed>" */
+                    "WWW-Authenticate": string;
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller has no plant (or webhook subscription) with this id */
+            404: {
                 headers: {
                     /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
                     "X-Request-Id": string;
@@ -708,7 +832,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The identity provider's access token lacks the scope the operation needs (only when scopes are required; see WWW-Authenticate) */
+            /** @description The token lacks the scope the operation needs: an opaque token issued with fewer scopes, or an identity provider's access token when scopes are required (see WWW-Authenticate) */
             403: {
                 headers: {
                     /** @description Bearer realm="plants", error="insufficient_scope", scope="<the scope needed>" */
@@ -773,16 +897,23 @@ export interface operations {
     };
     listWebhooks: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description At most this many subscriptions; without it, all of them */
+                limit?: number;
+                /** @description An opaque cursor, taken from the next link of the previous page: only the items after it. Without limit, all of them. A cursor that is not one the service gave for this list is a 400 */
+                after?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The caller's subscriptions */
+            /** @description The caller's subscriptions, oldest first */
             200: {
                 headers: {
+                    /** @description RFC 8288: `<path?limit=N&after=<cursor>>; rel="next"`, a path relative to the service, present while items remain after this page */
+                    Link?: string;
                     /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
                     "X-Request-Id": string;
                     /** @description Requests the token owner may make in the current window (sent while rate limiting is on, also on the errors answered after authentication) */
@@ -795,6 +926,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Webhook"][];
+                };
+            };
+            /** @description The request is invalid; the message says which field and why */
+            400: {
+                headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No bearer token, or the token is unknown or revoked (see WWW-Authenticate) */
@@ -810,7 +952,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The identity provider's access token lacks the scope the operation needs (only when scopes are required; see WWW-Authenticate) */
+            /** @description The token lacks the scope the operation needs: an opaque token issued with fewer scopes, or an identity provider's access token when scopes are required (see WWW-Authenticate) */
             403: {
                 headers: {
                     /** @description Bearer realm="plants", error="insufficient_scope", scope="<the scope needed>" */
@@ -916,7 +1058,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The identity provider's access token lacks the scope the operation needs (only when scopes are required; see WWW-Authenticate) */
+            /** @description The token lacks the scope the operation needs: an opaque token issued with fewer scopes, or an identity provider's access token when scopes are required (see WWW-Authenticate) */
             403: {
                 headers: {
                     /** @description Bearer realm="plants", error="insufficient_scope", scope="<the scope needed>" */
@@ -1030,7 +1172,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The identity provider's access token lacks the scope the operation needs (only when scopes are required; see WWW-Authenticate) */
+            /** @description The token lacks the scope the operation needs: an opaque token issued with fewer scopes, or an identity provider's access token when scopes are required (see WWW-Authenticate) */
             403: {
                 headers: {
                     /** @description Bearer realm="plants", error="insufficient_scope", scope="<the scope needed>" */
@@ -1098,6 +1240,8 @@ export interface operations {
             query?: {
                 /** @description At most this many deliveries (default 100) */
                 limit?: number;
+                /** @description An opaque cursor, taken from the next link of the previous page: only the items after it. Without limit, all of them. A cursor that is not one the service gave for this list is a 400 */
+                after?: string;
             };
             header?: never;
             path: {
@@ -1111,6 +1255,8 @@ export interface operations {
             /** @description Newest first */
             200: {
                 headers: {
+                    /** @description RFC 8288: `<path?limit=N&after=<cursor>>; rel="next"`, a path relative to the service, present while items remain after this page */
+                    Link?: string;
                     /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
                     "X-Request-Id": string;
                     /** @description Requests the token owner may make in the current window (sent while rate limiting is on, also on the errors answered after authentication) */
@@ -1149,7 +1295,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The identity provider's access token lacks the scope the operation needs (only when scopes are required; see WWW-Authenticate) */
+            /** @description The token lacks the scope the operation needs: an opaque token issued with fewer scopes, or an identity provider's access token when scopes are required (see WWW-Authenticate) */
             403: {
                 headers: {
                     /** @description Bearer realm="plants", error="insufficient_scope", scope="<the scope needed>" */

@@ -14,9 +14,10 @@ export interface NewPlantBody {
   tag?: string;
 }
 
-/** Small, typed helpers over the three operations, with raw JSON so that ids stay exact. */
+/** Small, typed helpers over the four operations, with raw JSON so that ids stay exact. */
 export function plantsClient(t: TestApp, auth: string) {
   return {
+    auth,
     create: (body: NewPlantBody | string): Promise<Response> =>
       t
         .http()
@@ -28,7 +29,20 @@ export function plantsClient(t: TestApp, auth: string) {
       const call = t.http().get('/plants').set('Authorization', auth);
       return limit === undefined ? call : call.query({ limit: String(limit) });
     },
+    get: (id: bigint | number | string): Promise<Response> =>
+      t.http().get(`/plants/${id}`).set('Authorization', auth),
     remove: (id: bigint | number | string): Promise<Response> =>
       t.http().delete(`/plants/${id}`).set('Authorization', auth),
   };
 }
+
+/** Path ids that GET and DELETE /plants/{id} refuse with a 400: not decimal, or outside int64. */
+export const MALFORMED_PLANT_IDS = [
+  'abc',
+  '1.5',
+  '1e3',
+  '9223372036854775808',
+  '-9223372036854775809',
+  '%20',
+  '0x1',
+];

@@ -1,5 +1,7 @@
 import { BadRequestException, Injectable, type PipeTransform } from '@nestjs/common';
-import { onlyParameter } from '../../validation/query-parameters.js';
+import { decodeCursor, CURSOR_RULE } from '../../http/page-cursor.js';
+import { isInt64, parseDecimalInteger } from '../../validation/int64.js';
+import { queryParameters } from '../../validation/query-parameters.js';
 
 export const LIMIT_MAX = 2_147_483_647;
 export const LIMIT_RULE = `limit must be an integer from 0 to ${LIMIT_MAX}`;
@@ -8,12 +10,15 @@ export const LIMIT_RULE = `limit must be an integer from 0 to ${LIMIT_MAX}`;
 export interface ListPlantsQuery {
   /** At most this many plants; without it, all of them. */
   limit?: number;
+  /** Only plants with a greater id: the position a next link's cursor holds. */
+  after?: bigint;
 }
 
 /**
  * Reads the query of GET /plants: `limit` is plain decimal digits from 0 to
- * LIMIT_MAX ("1.5", "-1", "1e3", "" and a repeated limit fail), and any other
- * parameter is a 400 that names it, so that a typo never lists everything.
+ * LIMIT_MAX ("1.5", "-1", "1e3", "" and a repeated limit fail), `after` a
+ * cursor of a plants next link holding an int64 id, and any other parameter
+ * is a 400 that names it, so that a typo never lists everything.
  *
  * A parse pipe, as Nest's ParseIntPipe is, rather than a class-validator DTO:
  * for one integer, class-transformer and class-validator cost about a tenth of
@@ -22,12 +27,24 @@ export interface ListPlantsQuery {
 @Injectable()
 export class ParseListPlantsQueryPipe implements PipeTransform<unknown, ListPlantsQuery> {
   transform(query: unknown): ListPlantsQuery {
-    const limit = onlyParameter(query, 'limit');
-    if (limit === undefined) return {};
-    if (typeof limit === 'string' && /^\d{1,10}$/.test(limit)) {
-      const value = Number(limit);
-      if (value <= LIMIT_MAX) return { limit: value };
-    }
-    throw new BadRequestException(LIMIT_RULE);
+    const { limit, after } = queryParameters(query, 'limit', 'after');
+    return {
+      ...(limit !== undefined && { limit: parseLimit(limit) }),
+      ...(after !== undefined && { after: parseAfter(after) }),
+    };
   }
+}
+
+function parseLimit(limit: unknown): number {
+  if (typeof limit === 'string' && /^\d{1,10}$/.test(limit)) {
+    const value = Number(limit);
+    if (value <= LIMIT_MAX) return value;
+  }
+  throw new BadRequestException(LIMIT_RULE);
+}
+
+function parseAfter(after: unknown): bigint {
+  const id = parseDecimalInteger(decodeCursor('plants', after));
+  if (isInt64(id)) return id;
+  throw new BadRequestException(CURSOR_RULE);
 }

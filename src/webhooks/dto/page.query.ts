@@ -1,0 +1,58 @@
+import { BadRequestException } from '@nestjs/common';
+import {
+  CURSOR_RULE,
+  type CursorList,
+  decodeCursor,
+  encodeCursor,
+} from '../../http/page-cursor.js';
+import { queryParameters } from '../../validation/query-parameters.js';
+
+export const PAGE_LIMIT_MAX = 1000;
+
+/**
+ * Where a page of a webhook list goes on from: the sort key of the last item
+ * it showed (created_at in Unix milliseconds, then id, which breaks ties).
+ */
+export interface PagePosition {
+  createdAt: number;
+  id: string;
+}
+
+/** A page of a webhook list: at most `limit` items, after `after` when given. */
+export interface PageQuery {
+  limit?: number;
+  after?: PagePosition;
+}
+
+/**
+ * Reads `limit` (plain digits from `min` to PAGE_LIMIT_MAX, else `fallback`)
+ * and `after` (a cursor of `list`'s next link) from a query; any other
+ * parameter is a 400 that names it.
+ */
+export function readPageQuery(
+  query: unknown,
+  list: CursorList,
+  { min, fallback }: { min: number; fallback?: number },
+): PageQuery {
+  const { limit, after } = queryParameters(query, 'limit', 'after');
+  const page: PageQuery = {};
+  if (limit !== undefined) {
+    const value = typeof limit === 'string' && /^\d{1,4}$/.test(limit) ? Number(limit) : NaN;
+    if (!(value >= min && value <= PAGE_LIMIT_MAX)) {
+      throw new BadRequestException(`limit must be an integer from ${min} to ${PAGE_LIMIT_MAX}`);
+    }
+    page.limit = value;
+  } else if (fallback !== undefined) {
+    page.limit = fallback;
+  }
+  if (after !== undefined) {
+    const match = /^(\d{1,15}) (.{1,64})$/.exec(decodeCursor(list, after));
+    if (!match) throw new BadRequestException(CURSOR_RULE);
+    page.after = { createdAt: Number(match[1]), id: match[2] };
+  }
+  return page;
+}
+
+/** The cursor that goes on after `item`. */
+export const cursorAfter = (list: CursorList, item: PagePosition): string =>
+  encodeCursor(list, `${item.createdAt} ${item.id}`);

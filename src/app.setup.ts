@@ -6,8 +6,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppModule } from './app.module.js';
 import type { Environment } from './config/environment.js';
 import { loadEnvironment } from './config/load-environment.js';
+import { RequestAuthenticator } from './auth/request-authenticator.js';
 import { answerClientError } from './errors/client-error.handler.js';
 import { sendError } from './errors/http-error.filter.js';
+import { isPublicRoute } from './http/public.decorator.js';
 import { jsonBodyParser } from './http/lossless-json.parser.js';
 import { closeConnectionsInStages } from './http/lingering-close.js';
 import { REQUEST_ID_HEADER, requestIdFrom } from './http/request-id.js';
@@ -39,9 +41,11 @@ export interface CreatedApp {
  *  1. Node's HTTP parser; what it refuses is answered by answerClientError.
  *  2. Fastify: request id (genReqId), routing; errors before routing go to sendError.
  *  3. onRequest: X-Request-Id echoed (and Connection: close once shutting
- *     down), security headers, CORS (when configured).
+ *     down), security headers, CORS (when configured), then authentication
+ *     (RequestAuthenticator: failure budget, bearer token) unless the route is
+ *     public: a 401 or 429 leaves before the body is read.
  *  4. The JSON body parser (lossless: every digit of an int64 id survives).
- *  5. Nest (app.module.ts): BearerAuthGuard, ThrottlerGuard, DtoValidationPipe,
+ *  5. Nest (app.module.ts): BearerAuthGuard (takes step 3's verdict), ThrottlerGuard, DtoValidationPipe,
  *     the controller; HttpErrorFilter for every error.
  *  6. onResponse: the request log line and the duration histogram.
  *  7. The connection: closed in stages when the answer came before the body.
@@ -113,6 +117,29 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
       maxAge: 600,
     });
   }
+
+  // Authentication, and the failed-authentication budget, before a byte of the
+  // body is read: an unauthenticated client must not make the service read and
+  // parse up to BODY_LIMIT_BYTES (so 401 and 429 come before 413 and 415). The
+  // global guard takes this verdict and stays the rule for every route
+  // (deny by default); an unknown route is left to the 404, and a CORS
+  // preflight carries no credentials by design.
+  const authenticator = app.get(RequestAuthenticator);
+  fastify.addHook('onRequest', async (request, reply) => {
+    if (request.is404 || request.method === 'OPTIONS' || isPublicRoute(request)) return;
+    try {
+      await authenticator.authenticate(request, reply);
+    } catch (error) {
+      // A body follows that will not be read: close rather than read it only
+      // to discard it (RFC 9112 section 9.6), in stages (see lingering-close.ts).
+      const announcesBody =
+        request.headers['transfer-encoding'] !== undefined ||
+        Number(request.headers['content-length'] ?? 0) > 0;
+      if (announcesBody) void reply.header('Connection', 'close');
+      sendError(error, request, reply);
+      return reply;
+    }
+  });
 
   fastify.removeAllContentTypeParsers();
   app.useBodyParser('application/json', { bodyLimit: env.BODY_LIMIT_BYTES }, jsonBodyParser);

@@ -51,14 +51,14 @@ describe('HTTP hardening (defaults)', () => {
     expect(response.headers['access-control-allow-origin']).toBeUndefined();
   });
 
-  it('answers 413 past the default 1 MiB body limit', async () => {
+  it('answers 413 past the default 64 KiB body limit', async () => {
     const { auth } = await t.current.newCaller();
     const response = await t.current
       .http()
       .post('/plants')
       .set('Authorization', auth)
       .set('Content-Type', 'application/json')
-      .send(`{"id": 1, "name": "${'x'.repeat(1024 * 1024)}"}`);
+      .send(`{"id": 1, "name": "${'x'.repeat(64 * 1024)}"}`);
     expectError(response, 413);
   });
 

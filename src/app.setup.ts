@@ -9,11 +9,13 @@ import { loadEnvironment } from './config/load-environment.js';
 import { RequestAuthenticator } from './auth/request-authenticator.js';
 import { answerClientError } from './errors/client-error.handler.js';
 import { sendError } from './errors/http-error.filter.js';
+import { announcesBody, unsupportedContentEncoding } from './http/content-encoding.js';
 import { isPublicRoute } from './http/public.decorator.js';
 import { jsonBodyParser } from './http/lossless-json.parser.js';
 import { closeConnectionsInStages } from './http/lingering-close.js';
 import { REQUEST_ID_HEADER, requestIdFrom } from './http/request-id.js';
 import { setSecurityHeaders } from './http/security-headers.js';
+import { MAX_PATH_PARAMETER_LENGTH } from './validation/int64.js';
 import { PinoNestLogger } from './logging/pino-nest.logger.js';
 import { ShutdownState } from './lifecycle/shutdown-state.js';
 import { RequestLog } from './logging/request-log.js';
@@ -43,13 +45,25 @@ export interface CreatedApp {
  *  3. onRequest: X-Request-Id echoed (and Connection: close once shutting
  *     down), security headers, CORS (when configured), then authentication
  *     (RequestAuthenticator: failure budget, bearer token) unless the route is
- *     public: a 401 or 429 leaves before the body is read.
+ *     public: a 401 or 429 leaves before the body is read; then a body in a
+ *     Content-Encoding other than identity is a 415.
  *  4. The JSON body parser (lossless: every digit of an int64 id survives).
  *  5. Nest (app.module.ts): BearerAuthGuard (takes step 3's verdict), ThrottlerGuard, DtoValidationPipe,
  *     the controller; HttpErrorFilter for every error.
  *  6. onResponse: the request log line and the duration histogram.
  *  7. The connection: closed in stages when the answer came before the body.
  */
+/**
+ * Answers a request before its body is read. A body that follows will not be
+ * read: the connection closes rather than read it only to discard it (RFC 9112
+ * section 9.6), in stages (see lingering-close.ts).
+ */
+function answerBeforeBody(error: unknown, request: FastifyRequest, reply: FastifyReply) {
+  if (announcesBody(request)) void reply.header('Connection', 'close');
+  sendError(error, request, reply);
+  return reply;
+}
+
 export async function createApp(options: CreateAppOptions = {}): Promise<CreatedApp> {
   const env = loadEnvironment(options.env);
   const trusted = env.TRUST_PROXY;
@@ -60,6 +74,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
     connectionTimeout: env.HTTP_IDLE_TIMEOUT_MS,
     keepAliveTimeout: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     requestIdHeader: false,
+    // A longer path parameter is a 414; the id parser takes leading zeros up to it.
+    routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
     // request.ip is the client's address behind the proxies TRUST_PROXY names, not the proxy's.
     // A hop count as the function Fastify makes of one (its adapter's type leaves numbers out).
     trustProxy:
@@ -130,15 +146,12 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
     try {
       await authenticator.authenticate(request, reply);
     } catch (error) {
-      // A body follows that will not be read: close rather than read it only
-      // to discard it (RFC 9112 section 9.6), in stages (see lingering-close.ts).
-      const announcesBody =
-        request.headers['transfer-encoding'] !== undefined ||
-        Number(request.headers['content-length'] ?? 0) > 0;
-      if (announcesBody) void reply.header('Connection', 'close');
-      sendError(error, request, reply);
-      return reply;
+      return answerBeforeBody(error, request, reply);
     }
+  });
+  fastify.addHook('onRequest', async (request, reply) => {
+    const refusal = unsupportedContentEncoding(request);
+    if (refusal) return answerBeforeBody(refusal, request, reply);
   });
 
   fastify.removeAllContentTypeParsers();

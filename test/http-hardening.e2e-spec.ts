@@ -80,6 +80,43 @@ describe('HTTP hardening (defaults)', () => {
     expect(upload.errors).toEqual([]);
   });
 
+  it('refuses a body in a Content-Encoding other than identity with a 415, after authentication', async () => {
+    const { auth } = await t.current.newCaller();
+    const json = { Authorization: auth, 'Content-Type': 'application/json' };
+    const post = (coding: string) =>
+      t.current
+        .http()
+        .post('/plants')
+        .set({ ...json, 'Content-Encoding': coding })
+        .send('{"id": 1, "name": "fern"}');
+    for (const coding of ['gzip', 'br', 'identity, deflate']) {
+      expectError(await post(coding), 415, /Content-Encoding is not supported/);
+    }
+    expect((await post('identity')).status).toBe(200);
+    const anonymous = await t.current
+      .http()
+      .post('/plants')
+      .set('Content-Type', 'application/json')
+      .set('Content-Encoding', 'gzip')
+      .send('{}');
+    expectError(anonymous, 401);
+  });
+
+  it('reads a path id with leading zeros up to 100 characters, and answers 414 past that', async () => {
+    const { auth } = await t.current.newCaller();
+    await t.current
+      .http()
+      .post('/plants')
+      .set('Authorization', auth)
+      .send({ id: 7, name: 'fern' })
+      .expect(200);
+    const remove = (path: string) =>
+      request(t.current.app.getHttpServer()).delete(path).set('Authorization', auth);
+    expectError(await remove(`/plants/${'0'.repeat(100)}7`), 414);
+    expect((await remove(`/plants/${'0'.repeat(99)}7`)).status).toBe(204);
+    expectError(await remove(`/plants/-${'0'.repeat(98)}7`), 404);
+  });
+
   it('echoes a valid X-Request-Id and makes one up otherwise', async () => {
     const given = await t.current.http().get('/health/live').set('X-Request-Id', 'trace-42');
     expect(given.headers['x-request-id']).toBe('trace-42');

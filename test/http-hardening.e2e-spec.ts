@@ -227,3 +227,60 @@ describe('HTTP hardening (configured)', () => {
     expect(closedAfter).toBeLessThan(5000);
   });
 });
+
+describe('HTTP hardening (request timeout)', () => {
+  const TIMEOUT_MS = 1000;
+  const t = useTestApp('sqlite', {
+    HTTP_REQUEST_TIMEOUT_MS: String(TIMEOUT_MS),
+    HTTP_IDLE_TIMEOUT_MS: '60000',
+  });
+
+  /**
+   * Sends `head` and then one more byte every 200 ms (never idle, never
+   * done) and resolves with what came back and after how long.
+   */
+  async function trickle(head: string, byte: string) {
+    const server = t.current.app.getHttpServer();
+    if (!server.listening) await t.current.app.listen(0, '127.0.0.1');
+    const { port } = server.address() as AddressInfo;
+    const started = Date.now();
+    return new Promise<{ answer: string; afterMs: number }>((resolve) => {
+      let answer = '';
+      const socket = connect(port, '127.0.0.1', () => socket.write(head));
+      const timer = setInterval(() => socket.write(byte), 200);
+      const done = () => {
+        clearInterval(timer);
+        resolve({ answer, afterMs: Date.now() - started });
+      };
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+      socket.on('close', done);
+      socket.on('error', () => undefined);
+      // Long past any timeout that is kept: fail with what came back by then.
+      setTimeout(() => socket.destroy(), 20_000).unref();
+    });
+  }
+
+  it.each([
+    ['headers', () => 'GET /plants HTTP/1.1\r\nhost: x\r\nx-slow: ', 'a'],
+    [
+      'a body',
+      async () =>
+        'POST /plants HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n' +
+        `authorization: ${(await t.current.newCaller()).auth}\r\ncontent-length: 10000\r\n\r\n`,
+      ' ',
+    ],
+  ])(
+    'answers 408 to slow %s within HTTP_REQUEST_TIMEOUT_MS and about a second',
+    async (_, headOf, byte) => {
+      const head = await headOf();
+      const { answer, afterMs } = await trickle(head, byte);
+      expect(answer).toMatch(/^HTTP\/1.1 408 /);
+      expect(JSON.parse(answer.split('\r\n\r\n')[1])).toEqual({
+        error: 408,
+        message: 'the request took too long to arrive',
+      });
+      // Node checked every 30 s: the 408 came 30 s or more after the timeout.
+      expect(afterMs).toBeLessThan(TIMEOUT_MS + 5000);
+    },
+  );
+});

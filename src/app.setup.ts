@@ -6,12 +6,16 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppModule } from './app.module.js';
 import type { Environment } from './config/environment.js';
 import { loadEnvironment } from './config/load-environment.js';
+import { RequestAuthenticator } from './auth/request-authenticator.js';
 import { answerClientError } from './errors/client-error.handler.js';
 import { sendError } from './errors/http-error.filter.js';
+import { announcesBody, unsupportedContentEncoding } from './http/content-encoding.js';
+import { isPublicRoute } from './http/public.decorator.js';
 import { jsonBodyParser } from './http/lossless-json.parser.js';
 import { closeConnectionsInStages } from './http/lingering-close.js';
 import { REQUEST_ID_HEADER, requestIdFrom } from './http/request-id.js';
 import { setSecurityHeaders } from './http/security-headers.js';
+import { MAX_PATH_PARAMETER_LENGTH } from './validation/int64.js';
 import { PinoNestLogger } from './logging/pino-nest.logger.js';
 import { ShutdownState } from './lifecycle/shutdown-state.js';
 import { RequestLog } from './logging/request-log.js';
@@ -39,13 +43,30 @@ export interface CreatedApp {
  *  1. Node's HTTP parser; what it refuses is answered by answerClientError.
  *  2. Fastify: request id (genReqId), routing; errors before routing go to sendError.
  *  3. onRequest: X-Request-Id echoed (and Connection: close once shutting
- *     down), security headers, CORS (when configured).
+ *     down), security headers, CORS (when configured), then authentication
+ *     (RequestAuthenticator: failure budget, bearer token) unless the route is
+ *     public: a 401 or 429 leaves before the body is read; then a body in a
+ *     Content-Encoding other than identity is a 415.
  *  4. The JSON body parser (lossless: every digit of an int64 id survives).
- *  5. Nest (app.module.ts): BearerAuthGuard, ThrottlerGuard, DtoValidationPipe,
+ *  5. Nest (app.module.ts): BearerAuthGuard (takes step 3's verdict), ThrottlerGuard, DtoValidationPipe,
  *     the controller; HttpErrorFilter for every error.
  *  6. onResponse: the request log line and the duration histogram.
  *  7. The connection: closed in stages when the answer came before the body.
  */
+/** How often, at most, Node looks for requests past HTTP_REQUEST_TIMEOUT_MS. */
+const REQUEST_TIMEOUT_CHECK_MS = 1000;
+
+/**
+ * Answers a request before its body is read. A body that follows will not be
+ * read: the connection closes rather than read it only to discard it (RFC 9112
+ * section 9.6), in stages (see lingering-close.ts).
+ */
+function answerBeforeBody(error: unknown, request: FastifyRequest, reply: FastifyReply) {
+  if (announcesBody(request)) void reply.header('Connection', 'close');
+  sendError(error, request, reply);
+  return reply;
+}
+
 export async function createApp(options: CreateAppOptions = {}): Promise<CreatedApp> {
   const env = loadEnvironment(options.env);
   const trusted = env.TRUST_PROXY;
@@ -53,9 +74,20 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
     bodyLimit: env.BODY_LIMIT_BYTES,
     // A slow or stalled client cannot hold a connection forever.
     requestTimeout: env.HTTP_REQUEST_TIMEOUT_MS,
+    // Node checks for requests past their timeout every 30 s by default, so a
+    // 30 s timeout took up to 60 s; checked every second, a 408 comes within
+    // HTTP_REQUEST_TIMEOUT_MS and one second. The timeout is given to Node's
+    // constructor as well: set afterwards (as Fastify sets it), Node 20 applies
+    // it to a request's head but never to a slow body.
+    http: {
+      requestTimeout: env.HTTP_REQUEST_TIMEOUT_MS,
+      connectionsCheckingInterval: Math.min(REQUEST_TIMEOUT_CHECK_MS, env.HTTP_REQUEST_TIMEOUT_MS),
+    },
     connectionTimeout: env.HTTP_IDLE_TIMEOUT_MS,
     keepAliveTimeout: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     requestIdHeader: false,
+    // A longer path parameter is a 414; the id parser takes leading zeros up to it.
+    routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
     // request.ip is the client's address behind the proxies TRUST_PROXY names, not the proxy's.
     // A hop count as the function Fastify makes of one (its adapter's type leaves numbers out).
     trustProxy:
@@ -114,6 +146,26 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
       maxAge: 600,
     });
   }
+
+  // Authentication, and the failed-authentication budget, before a byte of the
+  // body is read: an unauthenticated client must not make the service read and
+  // parse up to BODY_LIMIT_BYTES (so 401 and 429 come before 413 and 415). The
+  // global guard takes this verdict and stays the rule for every route
+  // (deny by default); an unknown route is left to the 404, and a CORS
+  // preflight carries no credentials by design.
+  const authenticator = app.get(RequestAuthenticator);
+  fastify.addHook('onRequest', async (request, reply) => {
+    if (request.is404 || request.method === 'OPTIONS' || isPublicRoute(request)) return;
+    try {
+      await authenticator.authenticate(request, reply);
+    } catch (error) {
+      return answerBeforeBody(error, request, reply);
+    }
+  });
+  fastify.addHook('onRequest', async (request, reply) => {
+    const refusal = unsupportedContentEncoding(request);
+    if (refusal) return answerBeforeBody(refusal, request, reply);
+  });
 
   fastify.removeAllContentTypeParsers();
   app.useBodyParser('application/json', { bodyLimit: env.BODY_LIMIT_BYTES }, jsonBodyParser);

@@ -51,14 +51,14 @@ describe('HTTP hardening (defaults)', () => {
     expect(response.headers['access-control-allow-origin']).toBeUndefined();
   });
 
-  it('answers 413 past the default 1 MiB body limit', async () => {
+  it('answers 413 past the default 64 KiB body limit', async () => {
     const { auth } = await t.current.newCaller();
     const response = await t.current
       .http()
       .post('/plants')
       .set('Authorization', auth)
       .set('Content-Type', 'application/json')
-      .send(`{"id": 1, "name": "${'x'.repeat(1024 * 1024)}"}`);
+      .send(`{"id": 1, "name": "${'x'.repeat(64 * 1024)}"}`);
     expectError(response, 413);
   });
 
@@ -78,6 +78,43 @@ describe('HTTP hardening (defaults)', () => {
     // Before the connection closed in stages, the rest of this body was answered with a reset.
     await upload.finish(size - 1024);
     expect(upload.errors).toEqual([]);
+  });
+
+  it('refuses a body in a Content-Encoding other than identity with a 415, after authentication', async () => {
+    const { auth } = await t.current.newCaller();
+    const json = { Authorization: auth, 'Content-Type': 'application/json' };
+    const post = (coding: string) =>
+      t.current
+        .http()
+        .post('/plants')
+        .set({ ...json, 'Content-Encoding': coding })
+        .send('{"id": 1, "name": "fern"}');
+    for (const coding of ['gzip', 'br', 'identity, deflate']) {
+      expectError(await post(coding), 415, /Content-Encoding is not supported/);
+    }
+    expect((await post('identity')).status).toBe(200);
+    const anonymous = await t.current
+      .http()
+      .post('/plants')
+      .set('Content-Type', 'application/json')
+      .set('Content-Encoding', 'gzip')
+      .send('{}');
+    expectError(anonymous, 401);
+  });
+
+  it('reads a path id with leading zeros up to 100 characters, and answers 414 past that', async () => {
+    const { auth } = await t.current.newCaller();
+    await t.current
+      .http()
+      .post('/plants')
+      .set('Authorization', auth)
+      .send({ id: 7, name: 'fern' })
+      .expect(200);
+    const remove = (path: string) =>
+      request(t.current.app.getHttpServer()).delete(path).set('Authorization', auth);
+    expectError(await remove(`/plants/${'0'.repeat(100)}7`), 414);
+    expect((await remove(`/plants/${'0'.repeat(99)}7`)).status).toBe(204);
+    expectError(await remove(`/plants/-${'0'.repeat(98)}7`), 404);
   });
 
   it('echoes a valid X-Request-Id and makes one up otherwise', async () => {
@@ -190,4 +227,61 @@ describe('HTTP hardening (configured)', () => {
     });
     expect(closedAfter).toBeLessThan(5000);
   });
+});
+
+describe('HTTP hardening (request timeout)', () => {
+  const TIMEOUT_MS = 1000;
+  const t = useTestApp('sqlite', {
+    HTTP_REQUEST_TIMEOUT_MS: String(TIMEOUT_MS),
+    HTTP_IDLE_TIMEOUT_MS: '60000',
+  });
+
+  /**
+   * Sends `head` and then one more byte every 200 ms (never idle, never
+   * done) and resolves with what came back and after how long.
+   */
+  async function trickle(head: string, byte: string) {
+    const server = t.current.app.getHttpServer();
+    if (!server.listening) await t.current.app.listen(0, '127.0.0.1');
+    const { port } = server.address() as AddressInfo;
+    const started = Date.now();
+    return new Promise<{ answer: string; afterMs: number }>((resolve) => {
+      let answer = '';
+      const socket = connect(port, '127.0.0.1', () => socket.write(head));
+      const timer = setInterval(() => socket.write(byte), 200);
+      const done = () => {
+        clearInterval(timer);
+        resolve({ answer, afterMs: Date.now() - started });
+      };
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+      socket.on('close', done);
+      socket.on('error', () => undefined);
+      // Long past any timeout that is kept: fail with what came back by then.
+      setTimeout(() => socket.destroy(), 20_000).unref();
+    });
+  }
+
+  it.each([
+    ['headers', () => 'GET /plants HTTP/1.1\r\nhost: x\r\nx-slow: ', 'a'],
+    [
+      'a body',
+      async () =>
+        'POST /plants HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n' +
+        `authorization: ${(await t.current.newCaller()).auth}\r\ncontent-length: 10000\r\n\r\n`,
+      ' ',
+    ],
+  ])(
+    'answers 408 to slow %s within HTTP_REQUEST_TIMEOUT_MS and about a second',
+    async (_, headOf, byte) => {
+      const head = await headOf();
+      const { answer, afterMs } = await trickle(head, byte);
+      expect(answer).toMatch(/^HTTP\/1.1 408 /);
+      expect(JSON.parse(answer.split('\r\n\r\n')[1])).toEqual({
+        error: 408,
+        message: 'the request took too long to arrive',
+      });
+      // Node checked every 30 s: the 408 came 30 s or more after the timeout.
+      expect(afterMs).toBeLessThan(TIMEOUT_MS + 5000);
+    },
+  );
 });

@@ -71,6 +71,20 @@ describe.each(databaseKinds())('rate limits (in memory) on %s', (kind) => {
     expect((await from(t.current, randomAddress(), auth)).statusCode).toBe(200);
   });
 
+  it('counts only credentials presented and wrong: requests without any lock nobody out', async () => {
+    const shared = randomAddress();
+    for (let i = 0; i < 10; i++) {
+      expect((await from(t.current, shared)).statusCode).toBe(401);
+    }
+    const { auth } = await t.current.newCaller();
+    expect((await from(t.current, shared, auth)).statusCode).toBe(200);
+    // A malformed header is a credential presented, and wrong.
+    for (let i = 0; i < 3; i++) {
+      expect((await from(t.current, shared, 'Basic YTpi')).statusCode).toBe(401);
+    }
+    expect429(await from(t.current, shared, auth));
+  });
+
   it('ignores X-Forwarded-For without TRUST_PROXY: every client of a proxy shares its budget', async () => {
     const proxy = randomAddress();
     for (let i = 0; i < 3; i++) {

@@ -77,6 +77,26 @@ describe.each(databaseKinds())(
       expect(await call(`/plants/${'9'.repeat(200)}?access_token=${valid}`, 'x', 'DELETE')).toBe(
         414,
       );
+      // Under other names, in other cases, after a `;`, and token-shaped anywhere in the URL.
+      const apiKey = randomBytes(24).toString('base64url');
+      const jwt = [
+        'eyJhbGciOiJFUzI1NiJ9',
+        Buffer.from(JSON.stringify({ sub: 'leaker' })).toString('base64url'),
+        randomBytes(64).toString('base64url'),
+      ].join('.');
+      secrets.push(apiKey, jwt);
+      for (const path of [
+        `/plants?ACCESS_TOKEN=${valid}`,
+        `/plants?Token=${apiKey}`,
+        `/plants?api_key=${apiKey}`,
+        `/plants?limit=1;access_token=${apiKey}`,
+        `/plants?id_token=${jwt}`,
+        `/plants?q=${valid}`,
+      ]) {
+        expect(await call(path)).toBe(401);
+      }
+      expect(await call(`/plants/${jwt}`, undefined, 'DELETE')).toBe(414);
+      expect(await call(`/plants/${valid}`, undefined, 'DELETE')).toBe(401);
       const tokenInBody = JSON.stringify({ id: 3, name: 'x', access_token: valid });
       expect(await call('/plants', undefined, 'POST', tokenInBody)).toBe(401);
       // Server faults while a token is in flight: in the plant query, and in the token lookup itself.

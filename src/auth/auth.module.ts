@@ -6,6 +6,7 @@ import { AuthFailureModule } from './auth-failure.module.js';
 import { BearerStrategy } from './bearer.strategy.js';
 import { jwtVerifierFrom } from './jwt-settings.js';
 import { JwtVerifier } from './jwt-verifier.js';
+import { RequestAuthenticator } from './request-authenticator.js';
 import { TokenBootstrapService } from './token-bootstrap.service.js';
 import { TokensModule } from './tokens.module.js';
 
@@ -32,10 +33,11 @@ export class AuthModule {
       providers: [
         BearerStrategy,
         TokenBootstrapService,
+        RequestAuthenticator,
         { provide: JwtVerifier, inject: [ConfigService], useFactory: jwtVerifierFrom },
         ...(failureBudget ? [] : [{ provide: AUTH_FAILURE_LIMITER, useValue: null }]),
       ],
-      exports: [failureBudget ? AuthFailureModule : AUTH_FAILURE_LIMITER],
+      exports: [RequestAuthenticator],
     };
   }
 }

@@ -1,70 +1,94 @@
 import { type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import type { FastifyRequest } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { AuthChallengeException } from './auth-challenge.exception.js';
+import { AuthChallengeException, InsufficientScopeException } from './auth-challenge.exception.js';
 import { BearerAuthGuard } from './bearer-auth.guard.js';
+import type { AuthenticatedCaller } from './caller-owner.decorator.js';
 import { Public } from '../http/public.decorator.js';
+import type { RequestAuthenticator } from './request-authenticator.js';
+import { RequiredScope } from './required-scope.decorator.js';
 
 class Routes {
   @Public()
   open(): void {}
 
   closed(): void {}
+
+  @RequiredScope('plants:write')
+  writes(): void {}
 }
 
-const contextFor = (handler: () => void): ExecutionContext =>
-  ({ getHandler: () => handler, getClass: () => Routes }) as unknown as ExecutionContext;
+@Public()
+class OpenRoutes {
+  probe(): void {}
+}
 
-const challengeOf = (run: () => unknown): { message: string; header: string } => {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(AuthChallengeException);
-    const challenge = error as AuthChallengeException;
-    return { message: challenge.message, header: challenge.responseHeaders()['WWW-Authenticate'] };
-  }
-  throw new Error('expected a challenge');
+const contextFor = (
+  handler: () => void,
+  request: object = {},
+  classRef: object = Routes,
+): ExecutionContext =>
+  ({
+    getHandler: () => handler,
+    getClass: () => classRef,
+    switchToHttp: () => ({ getRequest: () => request, getResponse: () => ({}) }),
+  }) as unknown as ExecutionContext;
+
+/** An authenticator with a fixed verdict, counting how often it is asked. */
+const authenticatorOf = (verdict: () => Promise<AuthenticatedCaller>) => {
+  const calls: FastifyRequest[] = [];
+  const authenticator = {
+    authenticate: (request: FastifyRequest) => {
+      calls.push(request);
+      return verdict();
+    },
+  } as unknown as RequestAuthenticator;
+  return { authenticator, calls };
 };
 
 describe('BearerAuthGuard', () => {
-  const guard = new BearerAuthGuard(new Reflector(), null);
-  const context = contextFor(Routes.prototype.closed);
-
-  it('lets @Public() routes through without asking passport', async () => {
+  it('lets @Public() routes, on a handler or a whole class, through without authenticating', async () => {
+    const { authenticator, calls } = authenticatorOf(() => Promise.reject(new Error('asked')));
+    const guard = new BearerAuthGuard(new Reflector(), authenticator);
     expect(await guard.canActivate(contextFor(Routes.prototype.open))).toBe(true);
+    expect(await guard.canActivate(contextFor(OpenRoutes.prototype.probe, {}, OpenRoutes))).toBe(
+      true,
+    );
+    expect(calls).toHaveLength(0);
   });
 
-  it('returns the authenticated caller', () => {
-    expect(guard.handleRequest(null, { owner: 'alice' }, undefined, context)).toEqual({
+  it('authenticates every other route (deny by default) and puts the caller on the request', async () => {
+    const { authenticator, calls } = authenticatorOf(async () => ({ owner: 'alice' }));
+    const guard = new BearerAuthGuard(new Reflector(), authenticator);
+    const request: { user?: AuthenticatedCaller } = {};
+    expect(await guard.canActivate(contextFor(Routes.prototype.closed, request))).toBe(true);
+    expect(calls).toEqual([request]);
+    expect(request.user).toEqual({ owner: 'alice' });
+  });
+
+  it("passes on the authenticator's refusal", async () => {
+    const refusal = new AuthChallengeException('a bearer token is required');
+    const { authenticator } = authenticatorOf(() => Promise.reject(refusal));
+    const guard = new BearerAuthGuard(new Reflector(), authenticator);
+    await expect(guard.canActivate(contextFor(Routes.prototype.closed))).rejects.toBe(refusal);
+  });
+
+  it('checks the scope a route requires of callers that have scopes, and only of those', async () => {
+    const scoped = authenticatorOf(async () => ({
       owner: 'alice',
-    });
-  });
-
-  it('challenges a request without a token with the plain Bearer realm', () => {
-    const { message, header } = challengeOf(() =>
-      guard.handleRequest(null, false, 'Bearer realm="plants"', context),
-    );
-    expect(header).toBe('Bearer realm="plants"');
-    expect(message).toMatch(/bearer token is required/);
-  });
-
-  it('adds error="invalid_token" when the token is unknown or revoked', () => {
-    const { header } = challengeOf(() =>
-      guard.handleRequest(null, false, 'Bearer realm="plants", error="invalid_token"', context),
-    );
-    expect(header).toBe('Bearer realm="plants", error="invalid_token"');
-  });
-
-  it('explains a malformed Authorization header (passport reports it as a 400)', () => {
-    const { message, header } = challengeOf(() =>
-      guard.handleRequest(null, false, undefined, context, 400),
-    );
-    expect(message).toMatch(/must be "Bearer <token>"/);
-    expect(header).toBe('Bearer realm="plants"');
-  });
-
-  it('passes on errors of the token lookup (e.g. the database is down)', () => {
-    const down = new Error('ECONNREFUSED');
-    expect(() => guard.handleRequest(down, false, undefined, context)).toThrow(down);
+      scopes: new Set(['plants:read']),
+    }));
+    await expect(
+      new BearerAuthGuard(new Reflector(), scoped.authenticator).canActivate(
+        contextFor(Routes.prototype.writes),
+      ),
+    ).rejects.toBeInstanceOf(InsufficientScopeException);
+    const opaque = authenticatorOf(async () => ({ owner: 'alice' }));
+    expect(
+      await new BearerAuthGuard(new Reflector(), opaque.authenticator).canActivate(
+        contextFor(Routes.prototype.writes),
+      ),
+    ).toBe(true);
   });
 });

@@ -99,6 +99,38 @@ describe('JwtVerifier', () => {
     expect(cached / verifying).toBeLessThan(0.1);
   });
 
+  it('refuses an iat in the future or not a number, and a sub that is not a string, naming the check', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    await expect(verifier().verify(await sign({ iat: now + 3600 }))).rejects.toThrow(
+      'the access token is issued in the future',
+    );
+    expect((await verifier().verify(await sign({ iat: now + 10, sub: 'skew' }))).owner).toMatch(
+      /:skew$/,
+    );
+    await expect(verifier().verify(await sign({ iat: 'yesterday' as never }))).rejects.toThrow(
+      "the access token's iat claim is not a number",
+    );
+    await expect(verifier().verify(await sign({ sub: 42 as never }))).rejects.toThrow(
+      "the access token's sub claim is not a string",
+    );
+  });
+
+  it('says that a critical header parameter is not understood, not that the algorithm is wrong', async () => {
+    const { privateKey } = await generateKeyPair('ES256');
+    const token = await new SignJWT({
+      iss: ISSUER,
+      aud: 'plant-store',
+      sub: 'a',
+      exp: 9_999_999_999,
+    })
+      .setProtectedHeader({ alg: 'ES256', crit: ['x-unknown'], 'x-unknown': 1 })
+      // Signed by a producer that understands it; jose checks crit before the signature.
+      .sign(privateKey, { crit: { 'x-unknown': true } });
+    await expect(verifier().verify(token)).rejects.toThrow(
+      'the access token has a critical header parameter that is not understood',
+    );
+  });
+
   it('refuses a token without exp, and an over-long one, with a challenge', async () => {
     const noExpiry = verifier().verify(await sign({ exp: undefined }));
     await expect(noExpiry).rejects.toBeInstanceOf(AuthChallengeException);

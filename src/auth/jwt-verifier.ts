@@ -23,6 +23,8 @@ export interface JwtSettings {
 const MAX_JWT_LENGTH = 8192;
 /** Verified tokens remembered until their expiry, at most this many (least recently used go first). */
 const MAX_CACHED_TOKENS = 10_000;
+/** How long a verified token is answered from the cache at most. */
+const MAX_CACHED_TOKEN_MS = 5 * 60_000;
 /** `jwt:` + issuer tag + `:` + claim fits the 64 characters of an owner. */
 const MAX_CLAIM_LENGTH = 49;
 const USABLE_CLAIM = /^[\x21-\x7e]+$/;
@@ -89,9 +91,22 @@ export class JwtVerifier implements OnApplicationBootstrap {
       }
       throw error;
     }
+    // jose checks iat only with maxTokenAge, which this service does not limit.
+    if (
+      payload.iat !== undefined &&
+      payload.iat > Date.now() / 1000 + this.settings.clockToleranceS
+    ) {
+      throw invalid('the access token is issued in the future');
+    }
+    // RFC 7519 section 4.1.2: a string (a number would read as the owner "42").
+    if (payload.sub !== undefined && typeof payload.sub !== 'string') {
+      throw invalid("the access token's sub claim is not a string");
+    }
     const caller: AuthenticatedCaller = { owner: this.ownerOf(payload) };
     if (this.settings.requireScopes) caller.scopes = scopesOf(payload);
-    const ttl = payload.exp! * 1000 - Date.now();
+    // Until exp, but a few minutes at most: a token stays accepted from the
+    // cache no longer than that after its issuer dropped the key that signed it.
+    const ttl = Math.min(payload.exp! * 1000 - Date.now(), MAX_CACHED_TOKEN_MS);
     if (ttl > 0) this.verified.set(key, caller, { ttl });
     return caller;
   }
@@ -120,7 +135,9 @@ function whichCheckFailed(error: Error): string {
       case 'nbf':
         return 'the access token is not yet valid';
       case 'iat':
-        return 'the access token is issued in the future';
+        return error.reason === 'invalid'
+          ? "the access token's iat claim is not a number"
+          : 'the access token is issued in the future';
       case 'iss':
         return 'the access token is from another issuer';
       case 'aud':
@@ -130,6 +147,10 @@ function whichCheckFailed(error: Error): string {
       default:
         return 'the access token has an invalid claim';
     }
+  }
+  // jose's fixed text for a `crit` header parameter it does not understand (RFC 7515 section 4.1.11).
+  if (error instanceof errors.JOSENotSupported && error.message.startsWith('Extension Header')) {
+    return 'the access token has a critical header parameter that is not understood';
   }
   if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported) {
     return 'the access token is signed with an algorithm that is not allowed';

@@ -13,7 +13,7 @@ describe('validateEnvironment', () => {
       DB_POOL_SIZE: 10,
       DB_CONNECT_TIMEOUT_MS: 5000,
       DB_STATEMENT_TIMEOUT_MS: 10000,
-      BODY_LIMIT_BYTES: 1048576,
+      BODY_LIMIT_BYTES: 65536,
       LOG_LEVEL: 'info',
       METRICS_ENABLED: true,
       SHUTDOWN_DRAIN_MS: 5000,

@@ -77,7 +77,7 @@ export class Environment {
 
   /** Largest request body accepted; larger ones are a 413. */
   @IntVariable(1024, 100 * 1024 * 1024)
-  BODY_LIMIT_BYTES = 1024 * 1024;
+  BODY_LIMIT_BYTES = 64 * 1024;
 
   @OptionalVariable()
   @Matches(TOKEN_PATTERN, {

@@ -1,5 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { redactTokens } from '../logging/log-redaction.js';
 import { toErrorResponse } from './error-response.js';
 import { ErrorDto } from './error.dto.js';
 
@@ -30,7 +31,8 @@ export function withoutQueryString(message: string, url: string): string {
  */
 export function sendError(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
   const { status, body, headers, logCause } = toErrorResponse(exception);
-  const message = withoutQueryString(body.message, request.url);
+  // A message that quotes the path (Fastify's 414) may quote a token in it.
+  const message = redactTokens(withoutQueryString(body.message, request.url));
   if (logCause) {
     const stack = exception instanceof Error ? exception.stack : String(exception);
     // The path only: a query string may carry a token (?access_token=).

@@ -17,6 +17,22 @@ describe('redactUrl', () => {
     expect(redactUrl('/plants?limit=1&access%5Ftoken=pst_secret')).not.toContain('pst_secret');
   });
 
+  it.each([
+    ['/plants?ACCESS_TOKEN=pst_secret', '/plants?ACCESS_TOKEN=%5BREDACTED%5D'],
+    ['/plants?Token=opaque-secret', '/plants?Token=%5BREDACTED%5D'],
+    ['/plants?api_key=opaque-secret&limit=5', '/plants?api_key=%5BREDACTED%5D&limit=5'],
+    ['/plants?limit=5;access_token=opaque-secret', '/plants?limit=5;access_token=%5BREDACTED%5D'],
+    [
+      '/plants?id_token=eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJhIn0.c2ln',
+      '/plants?id_token=%5BREDACTED%5D',
+    ],
+    ['/plants/eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJhIn0.c2ln', '/plants/%5BREDACTED%5D'],
+    ['/plants/pst_abcDEF123-_x?limit=1', '/plants/%5BREDACTED%5D?limit=1'],
+    ['/plants?q=pst_abcDEF123', '/plants?q=%5BREDACTED%5D'],
+  ])('redacts %s whatever its case, separator or place', (url, logged) => {
+    expect(redactUrl(url)).toBe(logged);
+  });
+
   it('leaves a query that merely mentions a token or holds an escape as it was', () => {
     expect(redactUrl('/plants?limit=20&tokens=x')).toBe('/plants?limit=20&tokens=x');
     expect(redactUrl('/plants?q=%41')).toBe('/plants?q=%41');

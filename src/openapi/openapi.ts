@@ -1,8 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { composeSchema } from './compose-schemas.js';
 import { addWebhooksSection, OpenApiWebhooks } from './openapi-webhooks.js';
 import { declarePipelineHeaders } from './response-headers.js';
+import { markPublic } from '../http/public.decorator.js';
 
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -41,8 +43,19 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   return document;
 }
 
+const DOCUMENT_PATHS = ['/docs', '/docs-json', '/docs-yaml'];
+
 /** Swagger UI at /docs, the document at /docs-json and /docs-yaml; public routes. */
-export function setupOpenApi(app: INestApplication): void {
+export function setupOpenApi(app: NestFastifyApplication): void {
+  // Swagger registers these on Fastify itself: no handler for @Public() to mark.
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onRoute', (route) => {
+      if (DOCUMENT_PATHS.some((path) => route.url === path || route.url.startsWith(`${path}/`))) {
+        route.config = markPublic(route.config as Record<string, unknown> | undefined);
+      }
+    });
   SwaggerModule.setup('docs', app, () => buildOpenApiDocument(app), {
     jsonDocumentUrl: 'docs-json',
     yamlDocumentUrl: 'docs-yaml',

@@ -15,7 +15,10 @@ describe('int64', () => {
   it('reads decimal path integers and nothing else', () => {
     expect(parseDecimalInteger('-9223372036854775808')).toBe(INT64_MIN);
     expect(parseDecimalInteger('007')).toBe(7n);
-    for (const text of ['1.5', '1e3', '0x10', ' 5', '+5', '', '-', '1'.repeat(41)]) {
+    // Leading zeros up to the 100 characters of a path parameter.
+    expect(parseDecimalInteger(`${'0'.repeat(99)}7`)).toBe(7n);
+    expect(parseDecimalInteger(`-${'0'.repeat(98)}7`)).toBe(-7n);
+    for (const text of ['1.5', '1e3', '0x10', ' 5', '+5', '', '-', `${'0'.repeat(100)}7`]) {
       expect(parseDecimalInteger(text), text).toBeUndefined();
     }
   });

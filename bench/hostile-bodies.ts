@@ -1,0 +1,146 @@
+/**
+ * `npm run bench:hostile-bodies`: what unauthenticated clients sending large
+ * bodies cost an authenticated caller. The built service (dist/main.js) on a
+ * fresh SQLite file; autocannon lists 200 plants with a valid token, first
+ * alone, then while two clients loop on 1 MiB bodies without a token that are
+ * invalid JSON at their end (were they parsed, a 400: never a failed
+ * authentication, so never locked out). The service runs with a body limit
+ * above 1 MiB, so that only the order of authentication and body reading
+ * decides whether those bodies are read. Prints the list's p50 and p99, idle
+ * and under that traffic, and their ratio (the goal: p99 within 2 × idle).
+ *
+ * Settings, from the environment:
+ *   HOSTILE_SECONDS      each measurement's duration (default 15)
+ *   HOSTILE_CONNECTIONS  the list's concurrent connections (default 4)
+ *   HOSTILE_SENDERS      clients sending 1 MiB bodies (default 2)
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import autocannon from 'autocannon';
+import { cpuSecondsOf, startServer } from './support/processes.js';
+
+const SECONDS = Number(process.env.HOSTILE_SECONDS ?? 15);
+const CONNECTIONS = Number(process.env.HOSTILE_CONNECTIONS ?? 4);
+const SENDERS = Number(process.env.HOSTILE_SENDERS ?? 2);
+const TOKEN = 'pst_hostile-bodies-0123456789abcdefghijklmnopqrs';
+const LISTED = 200;
+/** A JSON object of 1 MiB whose last byte makes it invalid. */
+const HOSTILE_BODY_BYTES = 1024 * 1024;
+
+interface Latency {
+  p50: number;
+  p99: number;
+  requests: number;
+  /** CPU seconds the service spent meanwhile. */
+  serviceCpu: number;
+}
+
+async function measureList(url: string, pid: number): Promise<Latency> {
+  const cpuBefore = cpuSecondsOf(pid);
+  const result = await autocannon({
+    url: `${url}/plants?limit=${LISTED}`,
+    headers: { authorization: `Bearer ${TOKEN}` },
+    connections: CONNECTIONS,
+    duration: SECONDS,
+  });
+  if (result.non2xx > 0 || result.errors > 0) {
+    throw new Error(`the list failed: ${result.non2xx} non-2xx, ${result.errors} errors`);
+  }
+  return {
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    requests: result.requests.total,
+    serviceCpu: cpuSecondsOf(pid) - cpuBefore,
+  };
+}
+
+/**
+ * The senders, in a thread of their own: sharing autocannon's event loop,
+ * they would slow the measuring client rather than the service. Each loops:
+ * send the body without a token, wait for the answer, again; until told to
+ * stop, then it posts how many answers of each status it got.
+ */
+const SENDER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { request } = require('node:http');
+const { url, senders, size } = workerData;
+const body = Buffer.alloc(size, 'x');
+body.write('{"id": 1, "name": "', 0);
+body.write('"!', size - 2);
+let stopped = false;
+const statuses = {};
+const once = () => new Promise((resolve) => {
+  const req = request(url + '/plants', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'content-length': size },
+  }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode)); });
+  // The service may answer and close before the whole body is sent.
+  req.on('error', () => resolve(0));
+  req.end(body);
+});
+const loop = async () => {
+  while (!stopped) {
+    const status = await once();
+    statuses[status] = (statuses[status] || 0) + 1;
+  }
+};
+const loops = Array.from({ length: senders }, loop);
+parentPort.on('message', async () => {
+  stopped = true;
+  await Promise.all(loops);
+  parentPort.postMessage(statuses);
+});
+`;
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'plant-store-hostile-bodies-'));
+  const service = await startServer('service', 'dist/main.js', {
+    DATABASE_URL: `sqlite:${join(dir, 'plants.sqlite')}`,
+    BOOTSTRAP_TOKEN: TOKEN,
+    BODY_LIMIT_BYTES: String(2 * 1024 * 1024),
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_MAX: '10000000',
+  });
+  try {
+    for (let id = 1; id <= LISTED; id++) {
+      const response = await fetch(`${service.url}/plants`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ id, name: `plant ${id}` }),
+      });
+      if (response.status !== 200) throw new Error(`seeding answered ${response.status}`);
+    }
+    const pid = service.child.pid!;
+    await measureList(service.url, pid); // warm-up
+    const idle = await measureList(service.url, pid);
+    const senders = new Worker(SENDER, {
+      eval: true,
+      workerData: { url: service.url, senders: SENDERS, size: HOSTILE_BODY_BYTES },
+    });
+    const loaded = await measureList(service.url, pid);
+    const statuses = new Promise<Record<string, number>>((resolve) =>
+      senders.once('message', resolve),
+    );
+    senders.postMessage('stop');
+    const answers = Object.entries(await statuses)
+      .map(([status, count]) => `${count} × ${status}`)
+      .join(', ');
+    await senders.terminate();
+    console.log(
+      [
+        `GET /plants?limit=${LISTED}, ${CONNECTIONS} connections, ${SECONDS} s each:`,
+        `  idle:                                  p50 ${idle.p50} ms, p99 ${idle.p99} ms (${idle.requests} requests, service CPU ${idle.serviceCpu.toFixed(1)} s)`,
+        `  ${SENDERS} clients sending 1 MiB bodies:        p50 ${loaded.p50} ms, p99 ${loaded.p99} ms (${loaded.requests} requests, service CPU ${loaded.serviceCpu.toFixed(1)} s)`,
+        `  p99 under that traffic / idle p99:      ${(loaded.p99 / idle.p99).toFixed(2)} (goal: at most 2)`,
+        `  the senders' answers:                  ${answers}`,
+      ].join('\n'),
+    );
+  } finally {
+    await service.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,128 @@
+import { BadRequestException } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import passport from 'passport';
+import { Strategy } from 'passport-http-bearer';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { AuthChallengeException } from './auth-challenge.exception.js';
+import type { AuthenticatedCaller } from './caller-owner.decorator.js';
+import { MemoryAuthFailureLimiter } from './auth-failure.limiter.js';
+import { REALM } from './auth-challenge.exception.js';
+import { callerFromVerdict, RequestAuthenticator } from './request-authenticator.js';
+
+/** A request as Fastify hands it over: parsed headers and Node's raw ones. */
+const requestWith = (...rawHeaders: string[]): FastifyRequest => {
+  const headers: Record<string, string> = {};
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    headers[rawHeaders[i].toLowerCase()] ??= rawHeaders[i + 1];
+  }
+  return { ip: '10.0.0.1', headers, raw: { rawHeaders } } as unknown as FastifyRequest;
+};
+const reply = {} as FastifyReply;
+
+const challengeOf = (run: () => unknown): { message: string; header: string } => {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(AuthChallengeException);
+    const challenge = error as AuthChallengeException;
+    return { message: challenge.message, header: challenge.responseHeaders()['WWW-Authenticate'] };
+  }
+  throw new Error('expected a challenge');
+};
+
+describe('callerFromVerdict', () => {
+  it('returns the authenticated caller', () => {
+    expect(callerFromVerdict(null, { owner: 'alice' }, undefined)).toEqual({ owner: 'alice' });
+  });
+
+  it('challenges a request without a token with the plain Bearer realm', () => {
+    const { message, header } = challengeOf(() =>
+      callerFromVerdict(null, false, 'Bearer realm="plants"'),
+    );
+    expect(header).toBe('Bearer realm="plants"');
+    expect(message).toMatch(/bearer token is required/);
+  });
+
+  it('adds error="invalid_token" when the token is unknown or revoked', () => {
+    const { header } = challengeOf(() =>
+      callerFromVerdict(null, false, 'Bearer realm="plants", error="invalid_token"'),
+    );
+    expect(header).toBe('Bearer realm="plants", error="invalid_token"');
+  });
+
+  it('explains a malformed Authorization header (passport reports it as a 400)', () => {
+    const { message, header } = challengeOf(() => callerFromVerdict(null, false, undefined, 400));
+    expect(message).toMatch(/must be "Bearer <token>"/);
+    expect(header).toBe('Bearer realm="plants"');
+  });
+
+  it('passes on errors of the token lookup (e.g. the database is down)', () => {
+    const down = new Error('ECONNREFUSED');
+    expect(() => callerFromVerdict(down, false, undefined)).toThrow(down);
+  });
+});
+
+describe('RequestAuthenticator', () => {
+  let lookups = 0;
+  beforeAll(() => {
+    // passport's real bearer strategy, with a token table standing in for the database.
+    passport.use(
+      'bearer',
+      new Strategy(
+        { realm: REALM },
+        (token: string, done: (error: null, caller: AuthenticatedCaller | false) => void) => {
+          lookups += 1;
+          done(null, token === 'good-token' ? { owner: 'alice' } : false);
+        },
+      ),
+    );
+  });
+
+  it('authenticates once per request, however often it is asked', async () => {
+    const authenticator = new RequestAuthenticator(null);
+    const request = requestWith('Authorization', 'Bearer good-token');
+    const before = lookups;
+    expect(await authenticator.authenticate(request, reply)).toEqual({ owner: 'alice' });
+    expect(await authenticator.authenticate(request, reply)).toEqual({ owner: 'alice' });
+    expect(lookups - before).toBe(1);
+  });
+
+  it('refuses several Authorization headers (400) without looking a token up', async () => {
+    const authenticator = new RequestAuthenticator(null);
+    const before = lookups;
+    const request = requestWith(
+      'Authorization',
+      'Bearer good-token',
+      'authorization',
+      'Bearer other-token',
+    );
+    await expect(authenticator.authenticate(request, reply)).rejects.toBeInstanceOf(
+      BadRequestException,
+    );
+    expect(lookups).toBe(before);
+  });
+
+  it('counts only credentials that were presented and wrong, a malformed header included', async () => {
+    const limiter = new MemoryAuthFailureLimiter(2, 60_000);
+    const authenticator = new RequestAuthenticator(limiter);
+    for (let i = 0; i < 5; i++) {
+      await expect(authenticator.authenticate(requestWith(), reply)).rejects.toBeInstanceOf(
+        AuthChallengeException,
+      );
+    }
+    expect(limiter.retryAfter('10.0.0.1')).toBe(0);
+
+    await expect(
+      authenticator.authenticate(requestWith('Authorization', 'Basic YTpi'), reply),
+    ).rejects.toBeInstanceOf(AuthChallengeException);
+    expect(limiter.retryAfter('10.0.0.1')).toBe(0);
+    await expect(
+      authenticator.authenticate(requestWith('Authorization', 'Bearer wrong-token'), reply),
+    ).rejects.toBeInstanceOf(AuthChallengeException);
+    expect(limiter.retryAfter('10.0.0.1')).toBeGreaterThan(0);
+    // Locked out: even the right token gets the 429 now.
+    await expect(
+      authenticator.authenticate(requestWith('Authorization', 'Bearer good-token'), reply),
+    ).rejects.toMatchObject({ status: 429 });
+  });
+});

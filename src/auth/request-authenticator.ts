@@ -1,0 +1,124 @@
+import { BadRequestException, Inject, Injectable } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import passport from 'passport';
+import { AUTH_FAILURE_LIMITER, type AuthFailureLimiter } from './auth-failure.limiter.js';
+import { AuthChallengeException } from './auth-challenge.exception.js';
+import type { AuthenticatedCaller } from './caller-owner.decorator.js';
+import { TooManyRequestsException } from './too-many-requests.exception.js';
+
+/** How many Authorization headers the raw request carries (Node keeps only the first). */
+function authorizationHeaderCount(request: FastifyRequest): number {
+  const raw = request.raw.rawHeaders;
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i].length === 13 && raw[i].toLowerCase() === 'authorization') count += 1;
+  }
+  return count;
+}
+
+/**
+ * Turns passport's verdict into the caller or the contract's 401: passport
+ * reports no credential as a bare challenge, an unknown or revoked one with
+ * error="invalid_token", a malformed header as status 400.
+ */
+export function callerFromVerdict(
+  error: unknown,
+  caller: AuthenticatedCaller | false | null,
+  info: unknown,
+  status?: unknown,
+): AuthenticatedCaller {
+  // A failed token lookup (e.g. the database is down) goes on to the filter as it is.
+  if (error instanceof Error) throw error;
+  if (error) throw new Error(`token lookup failed: ${JSON.stringify(error)}`);
+  if (caller) return caller;
+  if (typeof info === 'string' && info.includes('invalid_token')) {
+    throw new AuthChallengeException('the bearer token is unknown or revoked', 'invalid_token');
+  }
+  if (status === 400) {
+    throw new AuthChallengeException('the Authorization header must be "Bearer <token>"');
+  }
+  throw new AuthChallengeException(
+    'a bearer token is required: send "Authorization: Bearer <token>"',
+  );
+}
+
+/**
+ * Authenticates one request: the failed-authentication budget of its client
+ * address (`request.ip`, behind a proxy as TRUST_PROXY yields it), then the
+ * bearer credential through passport's `bearer` strategy. It runs in the
+ * pipeline's onRequest hook, before a byte of the body is read, and the
+ * global guard asks it again: the answer is kept per request, so the
+ * credential is checked, and a failure counted, once.
+ *
+ * Only a credential that was presented and is wrong counts against the
+ * budget (a malformed Authorization header included): a request with none, a
+ * browser or a probe, must not lock out the real clients sharing its address.
+ */
+@Injectable()
+export class RequestAuthenticator {
+  private readonly verdicts = new WeakMap<FastifyRequest, Promise<AuthenticatedCaller>>();
+
+  constructor(@Inject(AUTH_FAILURE_LIMITER) private readonly failures: AuthFailureLimiter | null) {}
+
+  authenticate(request: FastifyRequest, reply: FastifyReply): Promise<AuthenticatedCaller> {
+    let verdict = this.verdicts.get(request);
+    if (!verdict) {
+      verdict = this.check(request, reply);
+      this.verdicts.set(request, verdict);
+    }
+    return verdict;
+  }
+
+  private async check(request: FastifyRequest, reply: FastifyReply): Promise<AuthenticatedCaller> {
+    if (this.failures) {
+      const pending = this.failures.retryAfter(request.ip);
+      const wait = typeof pending === 'number' ? pending : await pending;
+      if (wait > 0) {
+        throw new TooManyRequestsException(
+          'too many failed authentications from this client: retry after the number of seconds in Retry-After',
+          wait,
+        );
+      }
+    }
+    // Node keeps the first of several Authorization headers; which one a proxy
+    // on the way believes is anyone's guess, so neither is.
+    if (authorizationHeaderCount(request) > 1) {
+      throw new BadRequestException('send one Authorization header, not several');
+    }
+    try {
+      return await this.passportVerdict(request, reply);
+    } catch (error) {
+      if (
+        this.failures &&
+        error instanceof AuthChallengeException &&
+        request.headers.authorization !== undefined
+      ) {
+        await this.failures.recordFailure(request.ip);
+      }
+      throw error;
+    }
+  }
+
+  /** passport's `bearer` strategy (BearerStrategy), called as @nestjs/passport's AuthGuard calls it. */
+  private passportVerdict(
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<AuthenticatedCaller> {
+    return new Promise((resolve, reject) => {
+      const authenticate = passport.authenticate(
+        'bearer',
+        { session: false },
+        (error: unknown, caller: AuthenticatedCaller | false, info: unknown, status?: unknown) => {
+          try {
+            resolve(callerFromVerdict(error, caller, info, status));
+          } catch (failure) {
+            reject(failure instanceof Error ? failure : new Error(String(failure)));
+          }
+        },
+      ) as (request: unknown, response: unknown, next: (error?: unknown) => void) => void;
+      authenticate(request, reply, (error) => {
+        reject(error instanceof Error ? error : new Error(`passport failed: ${String(error)}`));
+      });
+    });
+  }
+}

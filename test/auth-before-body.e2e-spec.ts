@@ -1,0 +1,147 @@
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { expectError } from './support/expect-error.js';
+import { type RawAnswer, sendRaw, startUpload } from './support/raw-http.js';
+import { databaseKinds } from './support/test-database.js';
+import { type TestApp, useTestApp } from './support/test-app.js';
+
+async function portOf(t: TestApp): Promise<number> {
+  const server = t.app.getHttpServer();
+  if (!server.listening) await t.app.listen(0, '127.0.0.1');
+  return (server.address() as AddressInfo).port;
+}
+
+/**
+ * The answer to a POST whose head announces `contentLength` bytes of body of
+ * which none is ever sent: only a server that answers without reading the
+ * body answers at all (else it waits for the body until the request timeout).
+ */
+async function answerWithoutBody(
+  port: number,
+  headers: string,
+  contentLength: number,
+): Promise<RawAnswer> {
+  const head = `POST /plants HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n${headers}`;
+  const upload = startUpload(port, head, contentLength, 0);
+  const answer = await Promise.race([
+    upload.answer,
+    sleep(10_000).then((): RawAnswer => ({ answered: false, raw: 'no answer in 10 s' })),
+  ]);
+  upload.socket.destroy();
+  return answer;
+}
+
+/** Requests that authenticate no one, by their Authorization header lines. */
+const UNAUTHENTICATED = [
+  ['no token', ''],
+  ['an unknown token', 'authorization: Bearer pst_unknown\r\n'],
+  ['a malformed Authorization header', 'authorization: Basic YTpi\r\n'],
+];
+
+describe.each(databaseKinds())('authentication before the body on %s', (kind) => {
+  const t = useTestApp(kind);
+
+  it.each(UNAUTHENTICATED)(
+    'answers a request with %s without waiting for its body',
+    async (_, headers) => {
+      const answer = await answerWithoutBody(await portOf(t.current), headers, 60_000);
+      expect(answer.answered && answer.status).toBe(401);
+      expect(answer.answered && JSON.parse(answer.body)).toMatchObject({ error: 401 });
+      expect(answer.answered && answer.headers['www-authenticate']).toMatch(
+        /^Bearer realm="plants"/,
+      );
+    },
+  );
+
+  it('waits for the body of an authenticated request (the answer above is not a shortcut for all)', async () => {
+    const { auth } = await t.current.newCaller();
+    const port = await portOf(t.current);
+    const head = `POST /plants HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nauthorization: ${auth}\r\n`;
+    const body = '{"id": 1, "name": "fern"}';
+    const upload = startUpload(port, head, body.length, 0);
+    await sleep(300);
+    upload.socket.write(body);
+    const answer = await upload.answer;
+    upload.socket.destroy();
+    expect(answer.answered && answer.status).toBe(200);
+  });
+
+  it('answers 401 before 413 and 415', async () => {
+    const tooLarge = await t.current
+      .http()
+      .post('/plants')
+      .set('Content-Type', 'application/json')
+      .send(`{"id": 1, "name": "${'x'.repeat(128 * 1024)}"}`);
+    expectError(tooLarge, 401, /bearer token is required/);
+    const announced = await answerWithoutBody(await portOf(t.current), '', 10 * 1024 * 1024);
+    expect(announced.answered && announced.status).toBe(401);
+    const wrongType = await t.current
+      .http()
+      .post('/plants')
+      .set('Content-Type', 'text/plain')
+      .send('id=1');
+    expectError(wrongType, 401, /bearer token is required/);
+  });
+
+  it('takes bodies up to 64 KiB by default from an authenticated caller, and answers 413 past that', async () => {
+    const { auth } = await t.current.newCaller();
+    const padded = (size: number) => `{"id": 1, "name": "fern"${' '.repeat(size - 25)}}`;
+    const within = await t.current
+      .http()
+      .post('/plants')
+      .set('Authorization', auth)
+      .set('Content-Type', 'application/json')
+      .send(padded(64 * 1024));
+    expect(within.status).toBe(200);
+    const past = await t.current
+      .http()
+      .post('/plants')
+      .set('Authorization', auth)
+      .set('Content-Type', 'application/json')
+      .send(padded(64 * 1024 + 1));
+    expectError(past, 413);
+  });
+
+  it('keeps public routes public, the OpenAPI document included', async () => {
+    expect((await t.current.http().get('/health/live')).status).toBe(200);
+    expect((await t.current.http().get('/docs-json')).status).toBe(200);
+  });
+
+  it('refuses several Authorization headers with a 400, whichever comes first', async () => {
+    const { auth } = await t.current.newCaller();
+    const port = await portOf(t.current);
+    for (const pair of [
+      [auth, 'Bearer pst_other'],
+      ['Bearer pst_other', auth],
+    ]) {
+      const answer = await sendRaw(
+        port,
+        Buffer.from(
+          `GET /plants HTTP/1.1\r\nhost: x\r\nauthorization: ${pair[0]}\r\nAuthorization: ${pair[1]}\r\nconnection: close\r\n\r\n`,
+        ),
+      );
+      expect(answer.answered && answer.status).toBe(400);
+      expect(answer.answered && JSON.parse(answer.body)).toEqual({
+        error: 400,
+        message: 'send one Authorization header, not several',
+      });
+    }
+  });
+});
+
+describe.each(databaseKinds())('the failure budget before the body on %s', (kind) => {
+  const t = useTestApp(kind, { RATE_LIMIT_ENABLED: 'true', AUTH_FAILURE_LIMIT: '2' });
+
+  it('answers a locked-out address with a 429 without waiting for its body', async () => {
+    const port = await portOf(t.current);
+    for (let i = 0; i < 2; i++) {
+      const answer = await answerWithoutBody(port, `authorization: Bearer pst_guess${i}\r\n`, 10);
+      expect(answer.answered && answer.status).toBe(401);
+    }
+    const { auth } = await t.current.newCaller();
+    const answer = await answerWithoutBody(port, `authorization: ${auth}\r\n`, 10 * 1024 * 1024);
+    expect(answer.answered && answer.status).toBe(429);
+    expect(answer.answered && Number(answer.headers['retry-after'])).toBeGreaterThan(0);
+  });
+});

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
 import { describe, expect, it } from 'vitest';
+import { WebhookSubscription } from '../src/webhooks/webhook-subscription.entity.js';
 import { expectError } from './support/expect-error.js';
 import { useTestApp } from './support/test-app.js';
 import { databaseKinds } from './support/test-database.js';
@@ -71,6 +73,21 @@ describe.each(databaseKinds())('webhook subscriptions on %s', (kind) => {
     expect(bobList.body.map((s: { id: string }) => s.id)).toEqual([bobs.id]);
   });
 
+  it('allows 20 subscriptions per owner by default, the next a 409 naming the limit', async () => {
+    const { auth } = await t.current.newCaller();
+    const hooks = webhooksClient(t.current, auth);
+    for (let i = 0; i < 20; i++) await hooks.subscribe(`https://r${i}.example.com/`);
+    expectError(
+      await t.current
+        .http()
+        .post('/webhooks')
+        .set('Authorization', auth)
+        .send({ url: 'https://r20.example.com/' }),
+      409,
+      /WEBHOOK_MAX_SUBSCRIPTIONS\) is 20/,
+    );
+  });
+
   it('answers 400 saying why a URL or body is refused', async () => {
     const { auth } = await t.current.newCaller();
     const post = (body: unknown) =>
@@ -139,5 +156,75 @@ describe.each(databaseKinds())('webhook subscriptions on %s', (kind) => {
       400,
       /property colour should not exist/,
     );
+  });
+});
+
+describe.each(databaseKinds())('webhook subscription bounds on %s', (kind) => {
+  const t = useTestApp(kind, { WEBHOOK_MAX_SUBSCRIPTIONS: '5' });
+  const post = (auth: string, url: string) =>
+    t.current.http().post('/webhooks').set('Authorization', auth).send({ url });
+
+  it('holds WEBHOOK_MAX_SUBSCRIPTIONS under concurrent creates, and names the limit', async () => {
+    const { auth } = await t.current.newCaller();
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => post(auth, `https://r${i}.example.com/hooks`)),
+    );
+    expect(answers.filter((answer) => answer.status === 201)).toHaveLength(5);
+    for (const answer of answers.filter((a) => a.status !== 201)) {
+      expectError(answer, 409, /already has 5 webhook subscriptions.*WEBHOOK_MAX_SUBSCRIPTIONS.*5/);
+    }
+    const list = await t.current.http().get('/webhooks').set('Authorization', auth);
+    expect(list.body).toHaveLength(5);
+    // Another owner has a bound of its own.
+    const other = await t.current.newCaller();
+    expect((await post(other.auth, 'https://r0.example.com/hooks')).status).toBe(201);
+  });
+
+  it('refuses the same normalised URL twice for one owner, naming the existing subscription', async () => {
+    const alice = await t.current.newCaller();
+    const first = await webhooksClient(t.current, alice.auth).subscribe(
+      'https://Receiver.Example.com:443/a/../hooks',
+    );
+    expect(first.url).toBe('https://receiver.example.com/hooks');
+    const answers = await Promise.all(
+      ['https://receiver.example.com/hooks', 'HTTPS://RECEIVER.example.com/./hooks'].map((url) =>
+        post(alice.auth, url),
+      ),
+    );
+    for (const answer of answers) {
+      expectError(answer, 409, new RegExp(`already exists: ${first.id}$`));
+    }
+    // A different URL is another subscription; another owner may use the same one.
+    expect((await post(alice.auth, 'https://receiver.example.com/hooks?x')).status).toBe(201);
+    const bob = await t.current.newCaller();
+    expect((await post(bob.auth, 'https://receiver.example.com/hooks')).status).toBe(201);
+  });
+
+  it('keeps subscriptions that broke the bounds before they existed', async () => {
+    const { owner, auth } = await t.current.newCaller();
+    const manager = t.current.app.get(DataSource).manager;
+    // Seven rows, two with the same URL: what an owner could have made before the bounds.
+    const ids = Array.from({ length: 7 }, () => randomUUID());
+    await manager.insert(
+      WebhookSubscription,
+      ids.map((id, i) => ({
+        id,
+        owner,
+        url: `https://old${Math.min(i, 5)}.example.com/`,
+        description: null,
+        secret: 'whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=',
+        createdAt: Date.now() + i,
+        disabledAt: null,
+      })),
+    );
+    const list = await t.current.http().get('/webhooks').set('Authorization', auth);
+    expect(list.body.map((s: { id: string }) => s.id)).toEqual(ids);
+    expectError(await post(auth, 'https://new.example.com/'), 409, /already has 7/);
+    expectError(await post(auth, 'https://old5.example.com/'), 409, new RegExp(ids[5]));
+    // Deleting brings the owner back under the bound only once it is below it.
+    for (const id of ids.slice(0, 3)) {
+      await t.current.http().delete(`/webhooks/${id}`).set('Authorization', auth);
+    }
+    expect((await post(auth, 'https://new.example.com/')).status).toBe(201);
   });
 });

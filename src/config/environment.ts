@@ -255,4 +255,11 @@ export class Environment {
    */
   @IntVariable(1000, 3_600_000)
   WEBHOOK_LEASE_MS = 60_000;
+
+  /**
+   * Webhook subscriptions one owner may have: bounds GET /webhooks and the
+   * rows each plant create writes to the outbox.
+   */
+  @IntVariable(1, 1000)
+  WEBHOOK_MAX_SUBSCRIPTIONS = 20;
 }

@@ -13,6 +13,8 @@ export class WebhookSettings {
     readonly pollIntervalMs: number,
     readonly concurrency: number,
     readonly leaseMs: number,
+    /** Subscriptions one owner may have; the next create is a 409. */
+    readonly maxSubscriptions: number,
   ) {}
 
   static fromConfig(config: ConfigService<Environment, true>): WebhookSettings {
@@ -28,6 +30,7 @@ export class WebhookSettings {
       get('WEBHOOK_CONCURRENCY'),
       // A lease shorter than an attempt would let a second instance send it too.
       Math.max(get('WEBHOOK_LEASE_MS'), timeoutMs + 1000),
+      get('WEBHOOK_MAX_SUBSCRIPTIONS'),
     );
   }
 }

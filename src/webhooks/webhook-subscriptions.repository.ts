@@ -16,17 +16,26 @@ export type SubscriptionTarget = Pick<WebhookSubscription, 'url' | 'secret' | 'd
 
 const VISIBLE = { id: true, url: true, description: true, createdAt: true, disabledAt: true };
 
+/** What came of an insert bounded per owner. */
+export type InsertOutcome =
+  { kind: 'created' } | { kind: 'full'; count: number } | { kind: 'duplicate'; existingId: string };
+
+/** The first key of the PostgreSQL advisory lock that serialises one owner's subscription creates. */
+const CREATE_LOCK_CLASS = 24_001;
+
 /** Owner-scoped queries on webhook_subscriptions, through a TypeORM `Repository<WebhookSubscription>`. */
 @Injectable()
 export class WebhookSubscriptionsRepository {
   /** Per delivery attempt: SQL generated once, see compiled-query.ts. */
   private readonly targetOf: CompiledQuery<'id'>;
+  private readonly postgres: boolean;
 
   constructor(
     @InjectRepository(WebhookSubscription)
     private readonly subscriptions: Repository<WebhookSubscription>,
     private readonly transactions: Transactions,
   ) {
+    this.postgres = subscriptions.manager.connection.options.type === 'postgres';
     this.targetOf = CompiledQuery.build(
       subscriptions
         .createQueryBuilder('s')
@@ -37,8 +46,35 @@ export class WebhookSubscriptionsRepository {
     );
   }
 
-  async insert(subscription: WebhookSubscription): Promise<void> {
-    await this.transactions.write((manager) => manager.insert(WebhookSubscription, subscription));
+  /**
+   * Inserts the subscription unless its owner already has `max` of them or
+   * one with the same URL: the check and the insert in one transaction, one
+   * at a time per owner, so that concurrent creates cannot pass the bound
+   * together. On PostgreSQL a transaction-scoped advisory lock on the owner
+   * takes the turn (released at commit, so safe behind PgBouncer in
+   * transaction mode); SQLite's writes already take turns (Transactions).
+   * Rows that break either rule from before the rules existed are kept.
+   */
+  insertBounded(subscription: WebhookSubscription, max: number): Promise<InsertOutcome> {
+    return this.transactions.run(async (manager) => {
+      if (this.postgres) {
+        await manager.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [
+          CREATE_LOCK_CLASS,
+          subscription.owner,
+        ]);
+      }
+      const owner = subscription.owner;
+      const same = await manager.findOne(WebhookSubscription, {
+        select: { id: true },
+        where: { owner, url: subscription.url },
+        order: { createdAt: 'ASC', id: 'ASC' },
+      });
+      if (same) return { kind: 'duplicate', existingId: same.id };
+      const count = await manager.countBy(WebhookSubscription, { owner });
+      if (count >= max) return { kind: 'full', count };
+      await manager.insert(WebhookSubscription, subscription);
+      return { kind: 'created' };
+    });
   }
 
   list(owner: string): Promise<SubscriptionRow[]> {

@@ -46,7 +46,7 @@ export function ApiCreateWebhook(): MethodDecorator {
       operationId: 'createWebhook',
       summary: 'Subscribe to plant-created events',
       description:
-        'Every plant the caller creates from now on is sent to `url` as a `plantCreated` event (see the webhooks section), signed with the returned secret (Standard Webhooks). The secret is shown only in this answer.',
+        'Every plant the caller creates from now on is sent to `url` as a `plantCreated` event (see the webhooks section), signed with the returned secret (Standard Webhooks). The secret is shown only in this answer. An owner has at most `WEBHOOK_MAX_SUBSCRIPTIONS` subscriptions (default 20), and one per URL (compared normalised).',
     }),
     ApiBody({
       type: CreateWebhookDto,
@@ -74,6 +74,10 @@ export function ApiCreateWebhook(): MethodDecorator {
       ],
       401: true,
       403: [MANAGE_SCOPE],
+      409: [
+        'this owner already has 20 webhook subscriptions, and the limit (WEBHOOK_MAX_SUBSCRIPTIONS) is 20: delete one first',
+        `a webhook subscription to this url already exists: ${SUBSCRIPTION.id}`,
+      ],
       413: true,
       415: true,
       429: true,

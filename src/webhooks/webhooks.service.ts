@@ -1,5 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import {
+  BadRequestException,
+  ConflictException,
+  Injectable,
+  NotFoundException,
+} from '@nestjs/common';
 import { isUUID } from 'class-validator';
 import type { CreateWebhookDto } from './dto/create-webhook.dto.js';
 import { WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
@@ -57,15 +62,21 @@ export class WebhooksService {
     const secret = newWebhookSecret(randomBytes(32));
     const createdAt = Date.now();
     const description = body.description ?? null;
-    await this.subscriptions.insert({
-      id,
-      owner,
-      url,
-      description,
-      secret,
-      createdAt,
-      disabledAt: null,
-    });
+    const outcome = await this.subscriptions.insertBounded(
+      { id, owner, url, description, secret, createdAt, disabledAt: null },
+      this.settings.maxSubscriptions,
+    );
+    if (outcome.kind === 'full') {
+      throw new ConflictException(
+        `this owner already has ${outcome.count} webhook subscriptions, and the limit ` +
+          `(WEBHOOK_MAX_SUBSCRIPTIONS) is ${this.settings.maxSubscriptions}: delete one first`,
+      );
+    }
+    if (outcome.kind === 'duplicate') {
+      throw new ConflictException(
+        `a webhook subscription to this url already exists: ${outcome.existingId}`,
+      );
+    }
     return new CreatedWebhookDto(new WebhookDto(id, url, description, isoDate(createdAt)), secret);
   }
 

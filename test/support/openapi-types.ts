@@ -103,7 +103,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe to plant-created events
-         * @description Every plant the caller creates from now on is sent to `url` as a `plantCreated` event (see the webhooks section), signed with the returned secret (Standard Webhooks). The secret is shown only in this answer.
+         * @description Every plant the caller creates from now on is sent to `url` as a `plantCreated` event (see the webhooks section), signed with the returned secret (Standard Webhooks). The secret is shown only in this answer. An owner has at most `WEBHOOK_MAX_SUBSCRIPTIONS` subscriptions (default 20), and one per URL (compared normalised).
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -585,7 +585,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The id is already used by this owner for a different plant */
+            /** @description The request conflicts with what exists: a plant id already used for a different plant, or a webhook subscription the limit or an existing one forbids */
             409: {
                 headers: {
                     /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
@@ -921,6 +921,17 @@ export interface operations {
                 headers: {
                     /** @description Bearer realm="plants", error="insufficient_scope", scope="<the scope needed>" */
                     "WWW-Authenticate": string;
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request conflicts with what exists: a plant id already used for a different plant, or a webhook subscription the limit or an existing one forbids */
+            409: {
+                headers: {
                     /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
                     "X-Request-Id": string;
                     [name: string]: unknown;

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 
 const MAIN = resolve('dist/main.js');
+const TOKEN_CLI = resolve('dist/token.main.js');
 
 /**
  * The Node options of the container's command line (the Dockerfile's CMD;
@@ -96,4 +97,20 @@ export async function killHard(service: ServiceProcess): Promise<void> {
   const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
   child.kill('SIGKILL');
   await exited;
+}
+
+/** Runs the token command line as `npm run -s token` does, and returns what it printed. */
+export function tokenCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [TOKEN_CLI, ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })));
 }

@@ -46,7 +46,7 @@ export function ApiCreateWebhook(): MethodDecorator {
       operationId: 'createWebhook',
       summary: 'Subscribe to plant-created events',
       description:
-        'Every plant the caller creates from now on is sent to `url` as a `plantCreated` event (see the webhooks section), signed with the returned secret (Standard Webhooks). The secret is shown only in this answer. An owner has at most `WEBHOOK_MAX_SUBSCRIPTIONS` subscriptions (default 20), and one per URL (compared normalised).',
+        'Every plant the caller creates from now on is sent to `url` as a `plantCreated` event (see the webhooks section), signed with the returned secret (Standard Webhooks). The secret is shown only in this answer. A URL that can never be delivered under the current settings (http, a non-public address or a name that resolves only to such, `localhost`) is a 400 naming the setting that would allow it; a name that does not resolve yet is accepted. An owner has at most `WEBHOOK_MAX_SUBSCRIPTIONS` subscriptions (default 20), and one per URL (compared normalised).',
     }),
     ApiBody({
       type: CreateWebhookDto,
@@ -69,8 +69,9 @@ export function ApiCreateWebhook(): MethodDecorator {
     }),
     ApiErrorResponses({
       400: [
-        'url must use https',
+        'url must use https (WEBHOOK_ALLOW_HTTP=true allows http)',
         'url must be an absolute URL such as https://receiver.example.com/hooks',
+        'url host is not a public unicast address: WEBHOOK_ALLOW_PRIVATE_TARGETS=true allows loopback, private and other non-public receivers',
       ],
       401: true,
       403: [MANAGE_SCOPE],

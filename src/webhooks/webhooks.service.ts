@@ -16,7 +16,8 @@ import {
   type SubscriptionRow,
   WebhookSubscriptionsRepository,
 } from './webhook-subscriptions.repository.js';
-import { webhookUrlProblem } from './webhook-url.js';
+import { HostResolver } from './host-resolver.js';
+import { resolvedTargetProblem, webhookUrlProblem } from './webhook-url.js';
 
 const NOT_FOUND = 'no webhook subscription with this id';
 
@@ -52,10 +53,13 @@ export class WebhooksService {
     private readonly subscriptions: WebhookSubscriptionsRepository,
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly settings: WebhookSettings,
+    private readonly resolver: HostResolver,
   ) {}
 
   async create(owner: string, body: CreateWebhookDto): Promise<CreatedWebhookDto> {
-    const problem = webhookUrlProblem(body.url, this.settings.allowHttp);
+    const problem =
+      webhookUrlProblem(body.url, this.settings) ??
+      (await resolvedTargetProblem(new URL(body.url), this.settings, this.resolver));
     if (problem) throw new BadRequestException(problem);
     const url = new URL(body.url).href;
     const id = randomUUID();

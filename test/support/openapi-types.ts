@@ -103,7 +103,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe to plant-created events
-         * @description Every plant the caller creates from now on is sent to `url` as a `plantCreated` event (see the webhooks section), signed with the returned secret (Standard Webhooks). The secret is shown only in this answer. An owner has at most `WEBHOOK_MAX_SUBSCRIPTIONS` subscriptions (default 20), and one per URL (compared normalised).
+         * @description Every plant the caller creates from now on is sent to `url` as a `plantCreated` event (see the webhooks section), signed with the returned secret (Standard Webhooks). The secret is shown only in this answer. A URL that can never be delivered under the current settings (http, a non-public address or a name that resolves only to such, `localhost`) is a 400 naming the setting that would allow it; a name that does not resolve yet is accepted. An owner has at most `WEBHOOK_MAX_SUBSCRIPTIONS` subscriptions (default 20), and one per URL (compared normalised).
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -250,7 +250,7 @@ export interface components {
         /** @description A subscription to plant-created events of the caller */
         NewWebhook: {
             /**
-             * @description Where events are sent (POST). https, absolute, without user name, password or fragment; http only where the service allows it
+             * @description Where events are sent (POST). https, absolute, without user name, password or fragment, on a public host; http and non-public hosts only where the service allows them
              * @example https://receiver.example.com/hooks/plants
              */
             url: string;

@@ -13,6 +13,7 @@ import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import { CallerOwner } from '../auth/caller-owner.decorator.js';
 import { RequiredScope } from '../auth/required-scope.decorator.js';
 import { CreateWebhookDto } from './dto/create-webhook.dto.js';
+import { RecoverDeliveriesDto } from './dto/recover-deliveries.dto.js';
 import { ParseListDeliveriesQueryPipe } from './dto/list-deliveries.query.js';
 import { WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
 import { CreatedWebhookDto, WebhookDto } from './dto/webhook.dto.js';
@@ -21,6 +22,8 @@ import {
   ApiDeleteWebhook,
   ApiListWebhookDeliveries,
   ApiListWebhooks,
+  ApiRecoverWebhookDeliveries,
+  ApiRetryWebhookDelivery,
 } from './webhooks.openapi.js';
 import { WebhooksService } from './webhooks.service.js';
 
@@ -50,6 +53,28 @@ export class WebhooksController {
   @ApiDeleteWebhook()
   async delete(@CallerOwner() owner: string, @Param('id') id: string): Promise<void> {
     await this.webhooks.delete(owner, id);
+  }
+
+  @Post(':id/deliveries/:eventId/retry')
+  @HttpCode(HttpStatus.ACCEPTED)
+  @ApiRetryWebhookDelivery()
+  async retry(
+    @CallerOwner() owner: string,
+    @Param('id') id: string,
+    @Param('eventId') eventId: string,
+  ): Promise<void> {
+    await this.webhooks.retry(owner, id, eventId);
+  }
+
+  @Post(':id/recover')
+  @HttpCode(HttpStatus.ACCEPTED)
+  @ApiRecoverWebhookDeliveries()
+  async recover(
+    @CallerOwner() owner: string,
+    @Param('id') id: string,
+    @Body() body: RecoverDeliveriesDto,
+  ): Promise<void> {
+    await this.webhooks.recover(owner, id, body.since);
   }
 
   @Get(':id/deliveries')

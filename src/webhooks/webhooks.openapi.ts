@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import {
+  ApiAcceptedResponse,
   ApiBody,
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -15,6 +16,7 @@ import {
   DELIVERIES_LIMIT_RULE,
 } from './dto/list-deliveries.query.js';
 import { CreateWebhookDto } from './dto/create-webhook.dto.js';
+import { RecoverDeliveriesDto, SINCE_RULE } from './dto/recover-deliveries.dto.js';
 import { WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
 import { CreatedWebhookDto, WebhookDto } from './dto/webhook.dto.js';
 
@@ -175,6 +177,67 @@ export function ApiListWebhookDeliveries(): MethodDecorator {
       401: true,
       403: [MANAGE_SCOPE],
       404: NOT_FOUND,
+      429: true,
+      500: true,
+      503: true,
+    }),
+  );
+}
+
+const EVENT_ID_PARAM = ApiParam({
+  name: 'eventId',
+  description: 'The event id, as the deliveries list shows it (the webhook-id header)',
+  schema: { type: 'string', example: 'msg_9c4f0e1a2b3d4c5e6f708192a3b4c5d6' },
+});
+
+const DISABLED =
+  'this subscription is disabled (its receiver answered 410 Gone): subscribe the URL again';
+
+export function ApiRetryWebhookDelivery(): MethodDecorator {
+  return applyDecorators(
+    ApiOperation({
+      operationId: 'retryWebhookDelivery',
+      summary: 'Send a delivery again',
+      description:
+        'A delivered or failed delivery is sent again now, with the same `webhook-id` and a fresh retry schedule. A pending one is a 409.',
+    }),
+    ID_PARAM,
+    EVENT_ID_PARAM,
+    ApiAcceptedResponse({ description: 'The delivery is pending again' }),
+    ApiErrorResponses({
+      401: true,
+      403: [MANAGE_SCOPE],
+      404: [...NOT_FOUND, 'no delivery with this event id for this webhook subscription'],
+      409: ['this delivery is pending: it is sent again on its own', DISABLED],
+      429: true,
+      500: true,
+      503: true,
+    }),
+  );
+}
+
+export function ApiRecoverWebhookDeliveries(): MethodDecorator {
+  return applyDecorators(
+    ApiOperation({
+      operationId: 'recoverWebhookDeliveries',
+      summary: 'Send failed deliveries again',
+      description:
+        'Every failed delivery of the subscription created at or after `since` is sent again, each with its own `webhook-id` and a fresh retry schedule.',
+    }),
+    ID_PARAM,
+    ApiBody({
+      type: RecoverDeliveriesDto,
+      examples: { since: { summary: 'Since noon UTC', value: { since: '2026-11-24T12:00:00Z' } } },
+    }),
+    ApiAcceptedResponse({ description: 'The failed deliveries are pending again' }),
+    ApiErrorResponses({
+      400: [SINCE_RULE],
+      401: true,
+      403: [MANAGE_SCOPE],
+      404: NOT_FOUND,
+      409: [DISABLED],
+      413: true,
+      415: true,
       429: true,
       500: true,
       503: true,

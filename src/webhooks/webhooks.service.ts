@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import { isUUID } from 'class-validator';
 import type { CreateWebhookDto } from './dto/create-webhook.dto.js';
+import { SINCE_RULE } from './dto/recover-deliveries.dto.js';
 import { WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
 import { CreatedWebhookDto, WebhookDto } from './dto/webhook.dto.js';
 import { type DeliveryRow, WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
@@ -16,10 +17,13 @@ import {
   type SubscriptionRow,
   WebhookSubscriptionsRepository,
 } from './webhook-subscriptions.repository.js';
+import { OutboxSignal } from '../database/outbox-signal.js';
 import { HostResolver } from './host-resolver.js';
 import { resolvedTargetProblem, webhookUrlProblem } from './webhook-url.js';
 
 const NOT_FOUND = 'no webhook subscription with this id';
+const EVENT_ID = /^msg_[0-9a-f]{32}$/;
+const NO_DELIVERY = 'no delivery with this event id for this webhook subscription';
 
 const isoDate = (ms: number): string => new Date(ms).toISOString();
 
@@ -54,6 +58,7 @@ export class WebhooksService {
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly settings: WebhookSettings,
     private readonly resolver: HostResolver,
+    private readonly outbox: OutboxSignal,
   ) {}
 
   async create(owner: string, body: CreateWebhookDto): Promise<CreatedWebhookDto> {
@@ -96,9 +101,43 @@ export class WebhooksService {
   }
 
   async deliveriesOf(owner: string, id: string, limit: number): Promise<WebhookDeliveryDto[]> {
-    if (!isUUID(id) || !(await this.subscriptions.findOwned(owner, id))) {
-      throw new NotFoundException(NOT_FOUND);
-    }
+    await this.owned(owner, id);
     return (await this.deliveries.latestOf(id, limit)).map(toDeliveryDto);
+  }
+
+  /** Sends a delivered or failed delivery again now, with the same webhook-id. */
+  async retry(owner: string, id: string, eventId: string): Promise<void> {
+    await this.active(owner, id);
+    // Event ids are ones the database made: anything else names no delivery (and a NUL would not reach PostgreSQL).
+    if (!EVENT_ID.test(eventId)) throw new NotFoundException(NO_DELIVERY);
+    const outcome = await this.deliveries.redeliver(id, eventId, Date.now());
+    if (outcome === 'unknown') throw new NotFoundException(NO_DELIVERY);
+    if (outcome === 'pending') {
+      throw new ConflictException('this delivery is pending: it is sent again on its own');
+    }
+    this.outbox.notify();
+  }
+
+  /** Sends again every failed delivery of the subscription created since `since`. */
+  async recover(owner: string, id: string, since: string): Promise<void> {
+    const from = Date.parse(since);
+    if (Number.isNaN(from)) throw new BadRequestException(SINCE_RULE);
+    await this.active(owner, id);
+    if ((await this.deliveries.recover(id, from, Date.now())) > 0) this.outbox.notify();
+  }
+
+  private async owned(owner: string, id: string): Promise<SubscriptionRow> {
+    const subscription = isUUID(id) ? await this.subscriptions.findOwned(owner, id) : null;
+    if (!subscription) throw new NotFoundException(NOT_FOUND);
+    return subscription;
+  }
+
+  /** The owner's subscription, which must be active to send anything again. */
+  private async active(owner: string, id: string): Promise<void> {
+    if ((await this.owned(owner, id)).disabledAt !== null) {
+      throw new ConflictException(
+        'this subscription is disabled (its receiver answered 410 Gone): subscribe the URL again',
+      );
+    }
   }
 }

@@ -3,7 +3,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import type { HostResolver, ResolvedAddress } from './host-resolver.js';
 import { isPublicAddress } from './public-address.js';
-import { signWebhook } from './webhook-signature.js';
+import { signatureHeader } from './webhook-signature.js';
 import { hostOf } from './webhook-url.js';
 
 export interface SenderOptions {
@@ -14,7 +14,8 @@ export interface SenderOptions {
 
 export interface OutgoingEvent {
   url: string;
-  secret: string;
+  /** Newest first: each signs the event (two during a rotation's overlap). */
+  secrets: string[];
   eventId: string;
   body: string;
 }
@@ -117,7 +118,12 @@ export class WebhookSender {
             'user-agent': 'plant-store-webhooks/1.0',
             'webhook-id': event.eventId,
             'webhook-timestamp': String(timestamp),
-            'webhook-signature': signWebhook(event.secret, event.eventId, timestamp, event.body),
+            'webhook-signature': signatureHeader(
+              event.secrets,
+              event.eventId,
+              timestamp,
+              event.body,
+            ),
           },
         },
         (response) => {

@@ -12,7 +12,10 @@ export type SubscriptionRow = Pick<
 >;
 
 /** What the dispatcher needs to send to a subscription. */
-export type SubscriptionTarget = Pick<WebhookSubscription, 'url' | 'secret' | 'disabledAt'>;
+export interface SubscriptionTarget extends Pick<WebhookSubscription, 'url' | 'disabledAt'> {
+  /** The secrets to sign with, newest first: the current one, and the one it replaced during the overlap. */
+  secrets: string[];
+}
 
 const VISIBLE = { id: true, url: true, description: true, createdAt: true, disabledAt: true };
 
@@ -42,6 +45,8 @@ export class WebhookSubscriptionsRepository {
         .select('s.url', 'url')
         .addSelect('s.secret', 'secret')
         .addSelect('s.disabled_at', 'disabledAt')
+        .addSelect('s.previous_secret', 'previousSecret')
+        .addSelect('s.previous_secret_until', 'previousSecretUntil')
         .where('s.id = :id', slots('id')),
     );
   }
@@ -97,15 +102,45 @@ export class WebhookSubscriptionsRepository {
     return (result.affected ?? 0) > 0;
   }
 
-  async target(id: string): Promise<SubscriptionTarget | undefined> {
+  /** Where and how to send to the subscription at `now`. */
+  async target(id: string, now: number): Promise<SubscriptionTarget | undefined> {
     const [row] = await this.targetOf.rows<{
       url: string;
       secret: string;
       disabledAt: number | string | null;
+      previousSecret: string | null;
+      previousSecretUntil: number | string | null;
     }>(this.subscriptions.manager, { id });
     if (!row) return undefined;
     // Raw rows are not hydrated: PostgreSQL returns the bigint as text.
-    return { ...row, disabledAt: row.disabledAt === null ? null : Number(row.disabledAt) };
+    const overlapping = row.previousSecret !== null && Number(row.previousSecretUntil ?? 0) > now;
+    return {
+      url: row.url,
+      disabledAt: row.disabledAt === null ? null : Number(row.disabledAt),
+      secrets: overlapping ? [row.secret, row.previousSecret!] : [row.secret],
+    };
+  }
+
+  /**
+   * Replaces the owner's subscription secret with `secret`; the one it
+   * replaces still signs until `until` (a rotation within an overlap drops
+   * the oldest: the newest two sign). False when there is no such subscription.
+   */
+  async rotateSecret(owner: string, id: string, secret: string, until: number): Promise<boolean> {
+    return this.transactions.run(async (manager) => {
+      const current = await manager.findOne(WebhookSubscription, {
+        select: { id: true, secret: true },
+        where: { owner, id },
+        lock: this.postgres ? { mode: 'pessimistic_write' } : undefined,
+      });
+      if (!current) return false;
+      await manager.update(
+        WebhookSubscription,
+        { id },
+        { secret, previousSecret: current.secret, previousSecretUntil: until },
+      );
+      return true;
+    });
   }
 
   /** Marks the subscription disabled, on `manager` (a transaction that also drops its deliveries). */

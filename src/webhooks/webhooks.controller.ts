@@ -16,7 +16,7 @@ import { CreateWebhookDto } from './dto/create-webhook.dto.js';
 import { RecoverDeliveriesDto } from './dto/recover-deliveries.dto.js';
 import { ParseListDeliveriesQueryPipe } from './dto/list-deliveries.query.js';
 import { WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
-import { CreatedWebhookDto, WebhookDto } from './dto/webhook.dto.js';
+import { CreatedWebhookDto, WebhookDto, WebhookSecretDto } from './dto/webhook.dto.js';
 import {
   ApiCreateWebhook,
   ApiDeleteWebhook,
@@ -24,6 +24,7 @@ import {
   ApiListWebhooks,
   ApiRecoverWebhookDeliveries,
   ApiRetryWebhookDelivery,
+  ApiRotateWebhookSecret,
 } from './webhooks.openapi.js';
 import { WebhooksService } from './webhooks.service.js';
 
@@ -64,6 +65,13 @@ export class WebhooksController {
     @Param('eventId') eventId: string,
   ): Promise<void> {
     await this.webhooks.retry(owner, id, eventId);
+  }
+
+  @Post(':id/rotate-secret')
+  @HttpCode(HttpStatus.OK)
+  @ApiRotateWebhookSecret()
+  rotateSecret(@CallerOwner() owner: string, @Param('id') id: string): Promise<WebhookSecretDto> {
+    return this.webhooks.rotateSecret(owner, id);
   }
 
   @Post(':id/recover')

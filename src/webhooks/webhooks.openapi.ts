@@ -9,7 +9,10 @@ import {
   ApiParam,
   ApiQuery,
 } from '@nestjs/swagger';
-import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
+import {
+  ApiErrorResponses,
+  type OperationErrors,
+} from '../errors/api-error-responses.decorator.js';
 import {
   DELIVERIES_LIMIT_DEFAULT,
   DELIVERIES_LIMIT_MAX,
@@ -18,7 +21,7 @@ import {
 import { CreateWebhookDto } from './dto/create-webhook.dto.js';
 import { RecoverDeliveriesDto, SINCE_RULE } from './dto/recover-deliveries.dto.js';
 import { WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
-import { CreatedWebhookDto, WebhookDto } from './dto/webhook.dto.js';
+import { CreatedWebhookDto, WebhookDto, WebhookSecretDto } from './dto/webhook.dto.js';
 
 /*
  * The OpenAPI description of the subscription endpoints, beside the
@@ -34,6 +37,16 @@ const ID_PARAM = ApiParam({
 
 const NOT_FOUND = ['no webhook subscription with this id'];
 const MANAGE_SCOPE = 'the access token lacks the scope this operation needs: webhooks:manage';
+
+/** The errors of an operation on one subscription that takes no input but its id. */
+const ON_A_SUBSCRIPTION: OperationErrors = {
+  401: true,
+  403: [MANAGE_SCOPE],
+  404: NOT_FOUND,
+  429: true,
+  500: true,
+  503: true,
+};
 
 const SUBSCRIPTION = {
   id: '3f1c2a8e-9b7d-4c55-a1e2-6f0d4b8c9e11',
@@ -119,14 +132,7 @@ export function ApiDeleteWebhook(): MethodDecorator {
     }),
     ID_PARAM,
     ApiNoContentResponse({ description: 'The subscription was deleted' }),
-    ApiErrorResponses({
-      401: true,
-      403: [MANAGE_SCOPE],
-      404: NOT_FOUND,
-      429: true,
-      500: true,
-      503: true,
-    }),
+    ApiErrorResponses(ON_A_SUBSCRIPTION),
   );
 }
 
@@ -172,15 +178,7 @@ export function ApiListWebhookDeliveries(): MethodDecorator {
         },
       },
     }),
-    ApiErrorResponses({
-      400: [DELIVERIES_LIMIT_RULE],
-      401: true,
-      403: [MANAGE_SCOPE],
-      404: NOT_FOUND,
-      429: true,
-      500: true,
-      503: true,
-    }),
+    ApiErrorResponses({ 400: [DELIVERIES_LIMIT_RULE], ...ON_A_SUBSCRIPTION }),
   );
 }
 
@@ -242,5 +240,28 @@ export function ApiRecoverWebhookDeliveries(): MethodDecorator {
       500: true,
       503: true,
     }),
+  );
+}
+
+export function ApiRotateWebhookSecret(): MethodDecorator {
+  return applyDecorators(
+    ApiOperation({
+      operationId: 'rotateWebhookSecret',
+      summary: 'Rotate the signing secret',
+      description:
+        'A new secret, shown only in this answer. For `WEBHOOK_SECRET_OVERLAP` (default 24h) deliveries carry both signatures (`v1,<new> v1,<old>`), so that a receiver switches without a gap; a second rotation within the overlap keeps the newest two.',
+    }),
+    ID_PARAM,
+    ApiOkResponse({
+      type: WebhookSecretDto,
+      description: 'The new secret',
+      examples: {
+        rotated: {
+          summary: 'The new secret',
+          value: { secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3XqyM1BfHmY=' },
+        },
+      },
+    }),
+    ApiErrorResponses(ON_A_SUBSCRIPTION),
   );
 }

@@ -9,7 +9,7 @@ import { isUUID } from 'class-validator';
 import type { CreateWebhookDto } from './dto/create-webhook.dto.js';
 import { SINCE_RULE } from './dto/recover-deliveries.dto.js';
 import { WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
-import { CreatedWebhookDto, WebhookDto } from './dto/webhook.dto.js';
+import { CreatedWebhookDto, WebhookDto, WebhookSecretDto } from './dto/webhook.dto.js';
 import { type DeliveryRow, WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 import { WebhookSettings } from './webhook-settings.js';
 import { newWebhookSecret } from './webhook-signature.js';
@@ -124,6 +124,19 @@ export class WebhooksService {
     if (Number.isNaN(from)) throw new BadRequestException(SINCE_RULE);
     await this.active(owner, id);
     if ((await this.deliveries.recover(id, from, Date.now())) > 0) this.outbox.notify();
+  }
+
+  /**
+   * A new secret for the subscription, shown once; the one it replaces still
+   * signs for WEBHOOK_SECRET_OVERLAP, so that receivers switch without a gap.
+   */
+  async rotateSecret(owner: string, id: string): Promise<WebhookSecretDto> {
+    const secret = newWebhookSecret(randomBytes(32));
+    const until = Date.now() + this.settings.secretOverlapMs;
+    if (!isUUID(id) || !(await this.subscriptions.rotateSecret(owner, id, secret, until))) {
+      throw new NotFoundException(NOT_FOUND);
+    }
+    return new WebhookSecretDto(secret);
   }
 
   private async owned(owner: string, id: string): Promise<SubscriptionRow> {

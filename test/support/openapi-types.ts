@@ -152,6 +152,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the signing secret
+         * @description A new secret, shown only in this answer. For `WEBHOOK_SECRET_OVERLAP` (default 24h) deliveries carry both signatures (`v1,<new> v1,<old>`), so that a receiver switches without a gap; a second rotation within the overlap keeps the newest two.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks/{id}/recover": {
         parameters: {
             query?: never;
@@ -329,6 +349,14 @@ export interface components {
             disabledAt?: string;
             /**
              * @description The signing secret (Standard Webhooks: whsec_ + base64 of 32 random bytes); shown only in this answer
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3XqyM1BfHmY=
+             */
+            secret: string;
+        };
+        /** @description A new signing secret, shown only in this answer */
+        WebhookSecret: {
+            /**
+             * @description The new signing secret (Standard Webhooks: whsec_ + base64 of 32 random bytes)
              * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3XqyM1BfHmY=
              */
             secret: string;
@@ -1221,6 +1249,111 @@ export interface operations {
             };
             /** @description The request conflicts with what exists: a plant id already used for a different plant, or a webhook subscription the limit or an existing one forbids */
             409: {
+                headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token owner's request budget, or this client's failed-authentication budget, is spent; retry after the Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected fault; the cause is logged, never sent */
+            500: {
+                headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The database is unavailable, or (JWT callers) the identity provider's keys cannot be fetched; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After": string;
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret */
+            200: {
+                headers: {
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    /** @description Requests the token owner may make in the current window (sent while rate limiting is on, also on the errors answered after authentication) */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecret"];
+                };
+            };
+            /** @description No bearer token, or the token is unknown or revoked (see WWW-Authenticate) */
+            401: {
+                headers: {
+                    /** @description Bearer realm="plants", with error="invalid_token" when the token is unknown or revoked */
+                    "WWW-Authenticate": string;
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The identity provider's access token lacks the scope the operation needs (only when scopes are required; see WWW-Authenticate) */
+            403: {
+                headers: {
+                    /** @description Bearer realm="plants", error="insufficient_scope", scope="<the scope needed>" */
+                    "WWW-Authenticate": string;
+                    /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The caller has no plant (or webhook subscription) with this id */
+            404: {
                 headers: {
                     /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
                     "X-Request-Id": string;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { HostResolver } from '../src/webhooks/host-resolver.js';
 import { WebhookSubscription } from '../src/webhooks/webhook-subscription.entity.js';
 import { fakeDns } from './support/fake-dns.js';
 import { useTestApp } from './support/test-app.js';
@@ -62,5 +63,27 @@ describe.each(databaseKinds())('webhook targets that are not public on %s', (kin
       expect(delivery).not.toHaveProperty('lastStatus');
     }
     expect(receiver.received).toEqual([]);
+  });
+
+  it('records an attempt whatever its error text, cut to the column', async () => {
+    const dns = fakeDns(t.current, {});
+    const { auth } = await t.current.newCaller();
+    const hooks = webhooksClient(t.current, auth);
+    const host = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(57)}.example`;
+    dns[host] = ['93.184.215.14'];
+    const subscription = await hooks.subscribe(`https://${host}/hooks`);
+    // Now the name resolves to nothing: the error names the 253-character host,
+    // with a NUL and non-BMP characters that PostgreSQL or a cut could break.
+    vi.spyOn(t.current.app.get(HostResolver), 'resolve').mockRejectedValue(
+      Object.assign(new Error('boom'), { code: `E\u0000${'🌿'.repeat(200)}` }),
+    );
+    await hooks.createPlant('{"id":1,"name":"Fern"}');
+    const [delivery] = await hooks.waitForDeliveries(
+      subscription.id,
+      ([d]) => d?.state === 'failed',
+    );
+    expect(delivery.attempts).toBe(3);
+    expect(delivery.lastError!.length).toBeLessThanOrEqual(300);
+    expect(delivery.lastError).toMatch(/^request failed: E(🌿)+…$/u);
   });
 });

@@ -1,31 +1,17 @@
 import { migrations } from '../src/database/migrations/index.js';
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATION_LOCK_KEY } from '../src/database/run-migrations.js';
-import { killHard, type ServiceProcess, startService } from './support/service-process.js';
+import {
+  killHard,
+  type ServiceProcess,
+  startService,
+  tokenCli,
+} from './support/service-process.js';
 import { createTestDatabase, databaseKinds, type TestDatabase } from './support/test-database.js';
-
-const TOKEN_CLI = resolve('dist/token.main.js');
-
-/** Runs the token command line as `npm run -s token` does, and returns what it printed. */
-function tokenCli(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [TOKEN_CLI, ...args], {
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })));
-}
 
 const create = (url: string, token: string, id: number, name: string) =>
   fetch(`${url}/plants`, {

@@ -1,17 +1,12 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { killHard, type ServiceProcess, startService } from './support/service-process.js';
-import { createTestDatabase, databaseKinds, type TestDatabase } from './support/test-database.js';
+import { describe, expect, it } from 'vitest';
+import { databaseKinds } from './support/test-database.js';
 import {
   eventually,
   subscribeOver,
-  WEBHOOK_SERVICE_ENV,
+  useWebhookService,
   WEBHOOK_TOKEN as TOKEN,
 } from './support/webhook-load.js';
-import { startReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
 /**
  * A measurement, run on demand (it loads the machine for a minute):
@@ -25,34 +20,16 @@ const SECONDS = Number(process.env.WEBHOOK_THROUGHPUT_SECONDS ?? 8);
 describe.skipIf(!process.env.WEBHOOK_THROUGHPUT).each(databaseKinds())(
   'create throughput with and without a webhook subscription on %s',
   (kind) => {
-    let database: TestDatabase;
-    let cwd: string;
-    let service: ServiceProcess;
-    let receiver: WebhookReceiver;
-    beforeAll(async () => {
-      database = await createTestDatabase(kind);
-      cwd = await mkdtemp(join(tmpdir(), 'plant-store-throughput-'));
-      receiver = await startReceiver(() => 204);
-      service = await startService(cwd, {
-        ...WEBHOOK_SERVICE_ENV,
-        DATABASE_URL: database.url,
-        NODE_ENV: 'production',
-        WEBHOOK_TIMEOUT_MS: '10000',
-        WEBHOOK_LEASE_MS: '60000',
-      });
-    });
-    afterAll(async () => {
-      await killHard(service);
-      await receiver.close();
-      await database.drop();
-      await rm(cwd, { recursive: true, force: true });
+    const run = useWebhookService(kind, {
+      WEBHOOK_TIMEOUT_MS: '10000',
+      WEBHOOK_LEASE_MS: '60000',
     });
 
     let nextId = 0;
     /** Creates for SECONDS; names start with `prefix` so that the list tells the rounds apart. */
     const createsFor = async (prefix: 'u' | 's') => {
       const result = await autocannon({
-        url: service.url,
+        url: run.current.service.url,
         connections: 16,
         duration: SECONDS,
         requests: [
@@ -73,7 +50,7 @@ describe.skipIf(!process.env.WEBHOOK_THROUGHPUT).each(databaseKinds())(
 
     /** The names of the stored plants created while subscribed. */
     const subscribedPlants = async (): Promise<string[]> => {
-      const response = await fetch(`${service.url}/plants`, {
+      const response = await fetch(`${run.current.service.url}/plants`, {
         headers: { authorization: `Bearer ${TOKEN}` },
       });
       const plants = (await response.json()) as Array<{ name: string }>;
@@ -83,10 +60,12 @@ describe.skipIf(!process.env.WEBHOOK_THROUGHPUT).each(databaseKinds())(
     it('measures creates/s and delivers every subscribed create exactly once', async () => {
       const figures = { without: [] as number[], with: [] as number[] };
       const delivered = () =>
-        new Set(receiver.received.map((r) => (JSON.parse(r.body) as { name: string }).name));
+        new Set(
+          run.current.receiver.received.map((r) => (JSON.parse(r.body) as { name: string }).name),
+        );
       for (let round = 0; round < 2; round++) {
         figures.without.push(await createsFor('u'));
-        const id = await subscribeOver(service.url, TOKEN, receiver.url);
+        const id = await subscribeOver(run.current.service.url, TOKEN, run.current.receiver.url);
         figures.with.push(await createsFor('s'));
         const stored = await subscribedPlants();
         await eventually(
@@ -94,7 +73,7 @@ describe.skipIf(!process.env.WEBHOOK_THROUGHPUT).each(databaseKinds())(
           () => `${delivered().size} of ${stored.length} events delivered`,
           120_000,
         );
-        await fetch(`${service.url}/webhooks/${id}`, {
+        await fetch(`${run.current.service.url}/webhooks/${id}`, {
           method: 'DELETE',
           headers: { authorization: `Bearer ${TOKEN}` },
         });
@@ -102,7 +81,8 @@ describe.skipIf(!process.env.WEBHOOK_THROUGHPUT).each(databaseKinds())(
       await new Promise((resolve) => setTimeout(resolve, 1000));
       const stored = await subscribedPlants();
       const names = delivered();
-      const events = new Set(receiver.received.map((r) => r.headers['webhook-id'])).size;
+      const events = new Set(run.current.receiver.received.map((r) => r.headers['webhook-id']))
+        .size;
       const mean = (values: number[]) => Math.round(values.reduce((a, b) => a + b) / values.length);
       const report = {
         kind,
@@ -112,8 +92,8 @@ describe.skipIf(!process.env.WEBHOOK_THROUGHPUT).each(databaseKinds())(
         meanWith: mean(figures.with),
         subscribedCreates: stored.length,
         events,
-        deliveries: receiver.received.length,
-        duplicates: receiver.received.length - events,
+        deliveries: run.current.receiver.received.length,
+        duplicates: run.current.receiver.received.length - events,
         lost: stored.filter((name) => !names.has(name)).length,
         // Plants created without a subscription must have made no event.
         unsubscribedEvents: [...names].filter((name) => name.startsWith('u')).length,

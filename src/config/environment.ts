@@ -22,6 +22,8 @@ export const OWNER_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const TOKEN_PATTERN = /^[A-Za-z0-9._~+/-]{32,512}=*$/;
 
 /** Durations such as 5s,30s,2m,10m,1h,6h,24h (units ms, s, m, h, d). */
+/** One duration of the retry schedule's syntax. */
+const DURATION_PATTERN = /^\s*\d{1,9}(ms|s|m|h|d)\s*$/;
 const RETRY_SCHEDULE_PATTERN = /^\s*\d{1,9}(ms|s|m|h|d)(\s*,\s*\d{1,9}(ms|s|m|h|d))*\s*$/;
 
 /** What an instance does: `api` serves HTTP, `worker` sends webhooks, `all` both. */
@@ -255,4 +257,17 @@ export class Environment {
    */
   @IntVariable(1000, 3_600_000)
   WEBHOOK_LEASE_MS = 60_000;
+
+  /**
+   * Webhook subscriptions one owner may have: bounds GET /webhooks and the
+   * rows each plant create writes to the outbox.
+   */
+  @IntVariable(1, 1000)
+  WEBHOOK_MAX_SUBSCRIPTIONS = 20;
+
+  /** After a secret rotation, how long deliveries are signed with the old secret too. */
+  @Matches(DURATION_PATTERN, {
+    message: 'WEBHOOK_SECRET_OVERLAP must be a duration such as 24h (units ms, s, m, h, d)',
+  })
+  WEBHOOK_SECRET_OVERLAP = '24h';
 }

@@ -48,7 +48,10 @@ const ERRORS = {
     },
   },
   404: { description: 'The caller has no plant (or webhook subscription) with this id' },
-  409: { description: 'The id is already used by this owner for a different plant' },
+  409: {
+    description:
+      'The request conflicts with what exists: a plant id already used for a different plant, or a webhook subscription the limit or an existing one forbids',
+  },
   413: {
     description: 'The body is larger than the limit',
     messages: ['request body is too large'],

@@ -3,13 +3,10 @@ import { BlockList, isIP } from 'node:net';
 /*
  * Addresses a webhook must not reach unless WEBHOOK_ALLOW_PRIVATE_TARGETS is
  * on: everything that is not a public unicast address (IANA special-purpose
- * registries for IPv4 and IPv6). IPv4-mapped and NAT64 IPv6 addresses are
- * refused as a whole rather than unwrapped: no public receiver needs them.
+ * registries for IPv4 and IPv6).
  */
-// Two lists: a BlockList compares an IPv4 address with IPv6 rules as ::ffff:a.b.c.d,
-// so the IPv4-mapped rule would refuse every IPv4 address.
+// Two lists: a BlockList compares an IPv4 address with IPv6 rules as ::ffff:a.b.c.d.
 const NON_PUBLIC_V4 = new BlockList();
-const NON_PUBLIC_V6 = new BlockList();
 for (const [network, prefix] of [
   ['0.0.0.0', 8], // "this" network
   ['10.0.0.0', 8], // private
@@ -29,28 +26,69 @@ for (const [network, prefix] of [
 ] as const) {
   NON_PUBLIC_V4.addSubnet(network, prefix, 'ipv4');
 }
+
+/** Global unicast (2000::/3) is the only public IPv6 space; these parts of it are not. */
+const GLOBAL_V6 = new BlockList();
+GLOBAL_V6.addSubnet('2000::', 3, 'ipv6');
+const SPECIAL_V6 = new BlockList();
 for (const [network, prefix] of [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
-  ['::ffff:0:0', 96], // IPv4-mapped
-  ['64:ff9b::', 96], // NAT64
-  ['64:ff9b:1::', 48], // local NAT64
-  ['100::', 64], // discard
-  ['2001::', 23], // IETF protocol assignments
+  ['2001::', 23], // IETF protocol assignments (Teredo, benchmarking, ORCHID…)
   ['2001:db8::', 32], // documentation
   ['2002::', 16], // 6to4
-  ['fc00::', 7], // unique local
-  ['fe80::', 10], // link-local
-  ['ff00::', 8], // multicast
+  ['3fff::', 20], // documentation
 ] as const) {
-  NON_PUBLIC_V6.addSubnet(network, prefix, 'ipv6');
+  SPECIAL_V6.addSubnet(network, prefix, 'ipv6');
 }
 
-/** True for a public unicast IPv4 or IPv6 address; false for anything else, including non-addresses. */
+/** The 16 bytes of an IPv6 address (already known to be one), as eight 16-bit groups. */
+function groupsOf(address: string): number[] {
+  let text = address.replace(/%.*$/, '');
+  // A dotted IPv4 tail (::ffff:1.2.3.4) is the last two groups.
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number);
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.split('::');
+  const parse = (part: string | undefined) =>
+    part ? part.split(':').map((group) => parseInt(group, 16)) : [];
+  const front = parse(head);
+  const back = parse(tail);
+  return tail === undefined
+    ? front
+    : [...front, ...Array<number>(8 - front.length - back.length).fill(0), ...back];
+}
+
+/**
+ * The IPv4 address an IPv6 one stands for: IPv4-mapped (::ffff:a.b.c.d),
+ * IPv4-translated (::ffff:0:a.b.c.d) or IPv4-compatible (::a.b.c.d, the
+ * deprecated ::/96 through which ::7f00:1 reaches 127.0.0.1).
+ */
+function embeddedV4(groups: number[]): string | undefined {
+  const zeros = (from: number, to: number) => groups.slice(from, to).every((g) => g === 0);
+  const mapped = zeros(0, 5) && groups[5] === 0xffff;
+  const translated = zeros(0, 4) && groups[4] === 0xffff && groups[5] === 0;
+  if (!mapped && !translated && !zeros(0, 6)) return undefined;
+  const [high, low] = [groups[6], groups[7]];
+  return `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
+}
+
+/**
+ * True for a public unicast IPv4 or IPv6 address; false for anything else,
+ * including non-addresses. IPv6: 2000::/3 less its special ranges; an IPv6
+ * form of an IPv4 address is as public as that address, except the
+ * IPv4-compatible ::/96, refused whole (no receiver needs it, and it holds ::
+ * and ::1).
+ */
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return false;
-  return family === 4
-    ? !NON_PUBLIC_V4.check(address, 'ipv4')
-    : !NON_PUBLIC_V6.check(address, 'ipv6');
+  if (family === 4) return !NON_PUBLIC_V4.check(address, 'ipv4');
+  const groups = groupsOf(address);
+  const v4 = embeddedV4(groups);
+  if (v4 !== undefined) {
+    const compatible = groups.slice(0, 6).every((g) => g === 0);
+    return !compatible && !NON_PUBLIC_V4.check(v4, 'ipv4');
+  }
+  return GLOBAL_V6.check(address, 'ipv6') && !SPECIAL_V6.check(address, 'ipv6');
 }

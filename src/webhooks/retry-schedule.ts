@@ -6,10 +6,13 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_00
  * 2nd, 3rd and 4th attempt. After the last one a delivery is marked failed.
  */
 export function parseRetrySchedule(text: string): number[] {
-  return text.split(',').map((item) => {
-    const [, amount, unit] = /^\s*(\d+)(ms|s|m|h|d)\s*$/.exec(item)!;
-    return Number(amount) * UNIT_MS[unit];
-  });
+  return text.split(',').map(parseDuration);
+}
+
+/** One duration of that syntax (already checked), e.g. `24h` -> 86400000. */
+export function parseDuration(text: string): number {
+  const [, amount, unit] = /^\s*(\d+)(ms|s|m|h|d)\s*$/.exec(text)!;
+  return Number(amount) * UNIT_MS[unit];
 }
 
 /** Largest share of a wait that jitter adds or takes away. */

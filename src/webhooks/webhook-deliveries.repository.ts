@@ -4,6 +4,7 @@ import {
   type EntityManager,
   In,
   LessThan,
+  MoreThanOrEqual,
   Not,
   type Repository,
   type SelectQueryBuilder,
@@ -50,6 +51,15 @@ export interface AttemptRecord {
   lastError: string | null;
   nextAttemptAt: number | null;
 }
+
+/** A delivery sent again: due now, its schedule from the start; the last outcome stays until the next attempt. */
+const AGAIN = (now: number) => ({
+  state: 'pending' as const,
+  attempts: 0,
+  nextAttemptAt: now,
+  leaseOwner: null,
+  leaseUntil: null,
+});
 
 /** The event id: `msg_` and 32 random hex digits, made by the database for each row of the outbox write. */
 const EVENT_ID = {
@@ -271,6 +281,40 @@ export class WebhookDeliveriesRepository {
         : { subscriptionId },
       order: { createdAt: 'DESC', id: 'DESC' },
       take: limit,
+    });
+  }
+
+  /**
+   * Makes the subscription's delivery `id` pending again, due `now`, with a
+   * fresh schedule (attempts back to 0) and the same event id; unless it is
+   * pending already. Returns whether it did, or what the delivery is.
+   */
+  async redeliver(
+    subscriptionId: string,
+    id: string,
+    now: number,
+  ): Promise<'redelivered' | 'pending' | 'unknown'> {
+    const affected = await this.transactions.write(async (manager) => {
+      const result = await manager.update(
+        WebhookDelivery,
+        { subscriptionId, id, state: Not('pending') },
+        AGAIN(now),
+      );
+      return result.affected ?? 0;
+    });
+    if (affected > 0) return 'redelivered';
+    return (await this.deliveries.existsBy({ subscriptionId, id })) ? 'pending' : 'unknown';
+  }
+
+  /** Makes every failed delivery of the subscription created at or after `since` pending again, due `now`. */
+  async recover(subscriptionId: string, since: number, now: number): Promise<number> {
+    return this.transactions.write(async (manager) => {
+      const result = await manager.update(
+        WebhookDelivery,
+        { subscriptionId, state: 'failed', createdAt: MoreThanOrEqual(since) },
+        AGAIN(now),
+      );
+      return result.affected ?? 0;
     });
   }
 

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { HostResolver } from './host-resolver.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { WebhookSender } from './webhook-sender.js';
 import { WebhookSettings } from './webhook-settings.js';
@@ -13,8 +14,9 @@ import { WebhookStorageModule } from './webhook-storage.module.js';
   providers: [
     {
       provide: WebhookSender,
-      inject: [WebhookSettings],
-      useFactory: (settings: WebhookSettings) => new WebhookSender(settings),
+      inject: [WebhookSettings, HostResolver],
+      useFactory: (settings: WebhookSettings, resolver: HostResolver) =>
+        new WebhookSender(settings, resolver),
     },
     WebhookDispatcher,
   ],

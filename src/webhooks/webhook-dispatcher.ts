@@ -121,7 +121,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
-    const target = await this.subscriptions.target(delivery.subscriptionId);
+    const target = await this.subscriptions.target(delivery.subscriptionId, Date.now());
     // Deleted meanwhile: its deliveries went with it. Disabled: dropped.
     if (!target) return;
     const attempts = delivery.attempts + 1;
@@ -143,7 +143,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       { method: 'POST', url: target.url, attributes: { 'webhook.id': delivery.id } },
       () =>
         this.sender.send(
-          { url: target.url, secret: target.secret, eventId: delivery.id, body: delivery.payload },
+          {
+            url: target.url,
+            secrets: target.secrets,
+            eventId: delivery.id,
+            body: delivery.payload,
+          },
           this.shutdown.signal,
         ),
     );

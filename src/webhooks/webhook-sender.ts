@@ -1,9 +1,10 @@
-import { lookup } from 'node:dns/promises';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
+import type { HostResolver, ResolvedAddress } from './host-resolver.js';
 import { isPublicAddress } from './public-address.js';
-import { signWebhook } from './webhook-signature.js';
+import { signatureHeader } from './webhook-signature.js';
+import { hostOf } from './webhook-url.js';
 
 export interface SenderOptions {
   timeoutMs: number;
@@ -13,7 +14,8 @@ export interface SenderOptions {
 
 export interface OutgoingEvent {
   url: string;
-  secret: string;
+  /** Newest first: each signs the event (two during a rotation's overlap). */
+  secrets: string[];
   eventId: string;
   body: string;
 }
@@ -45,7 +47,10 @@ class RefusedTarget extends Error {}
  * rebinding).
  */
 export class WebhookSender {
-  constructor(private readonly options: SenderOptions) {}
+  constructor(
+    private readonly options: SenderOptions,
+    private readonly resolver: HostResolver,
+  ) {}
 
   /** `stop`: aborts the attempt (shutdown); the result is then an error. */
   async send(event: OutgoingEvent, stop?: AbortSignal): Promise<AttemptResult> {
@@ -66,31 +71,33 @@ export class WebhookSender {
     }
   }
 
-  private async checkedAddress(url: URL): Promise<{ address: string; family: number }> {
+  private async checkedAddress(url: URL): Promise<ResolvedAddress> {
     if (url.protocol !== 'https:' && !(url.protocol === 'http:' && this.options.allowHttp)) {
       throw new RefusedTarget(`${url.protocol} URLs are not allowed`);
     }
-    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    const host = hostOf(url);
     const family = isIP(host);
     const addresses =
-      family !== 0 ? [{ address: host, family }] : await lookup(host, { all: true });
+      family !== 0 ? [{ address: host, family }] : await this.resolver.resolve(host);
     if (addresses.length === 0) throw new RefusedTarget(`${host} does not resolve`);
     if (!this.options.allowPrivateTargets) {
-      const refused = addresses.find(({ address }) => !isPublicAddress(address));
-      if (refused)
-        throw new RefusedTarget(`${host} resolves to non-public address ${refused.address}`);
+      // Never the address itself: the delivery list would show the owner where
+      // an internal name points.
+      if (addresses.some(({ address }) => !isPublicAddress(address))) {
+        throw new RefusedTarget('target address not allowed');
+      }
     }
     return addresses[0];
   }
 
   private post(
     url: URL,
-    target: { address: string; family: number },
+    target: ResolvedAddress,
     event: OutgoingEvent,
     timestamp: number,
     signal: AbortSignal,
   ): Promise<{ status: number; excerpt: string }> {
-    const hostname = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    const hostname = hostOf(url);
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
       const request = send(
@@ -111,7 +118,12 @@ export class WebhookSender {
             'user-agent': 'plant-store-webhooks/1.0',
             'webhook-id': event.eventId,
             'webhook-timestamp': String(timestamp),
-            'webhook-signature': signWebhook(event.secret, event.eventId, timestamp, event.body),
+            'webhook-signature': signatureHeader(
+              event.secrets,
+              event.eventId,
+              timestamp,
+              event.body,
+            ),
           },
         },
         (response) => {

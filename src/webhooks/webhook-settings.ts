@@ -1,6 +1,6 @@
 import { ConfigService } from '@nestjs/config';
 import type { Environment } from '../config/environment.js';
-import { parseRetrySchedule } from './retry-schedule.js';
+import { parseDuration, parseRetrySchedule } from './retry-schedule.js';
 
 /** The dispatcher's configuration, read once from the validated environment. */
 export class WebhookSettings {
@@ -13,6 +13,10 @@ export class WebhookSettings {
     readonly pollIntervalMs: number,
     readonly concurrency: number,
     readonly leaseMs: number,
+    /** Subscriptions one owner may have; the next create is a 409. */
+    readonly maxSubscriptions: number,
+    /** How long a rotated-out secret still signs deliveries. */
+    readonly secretOverlapMs: number,
   ) {}
 
   static fromConfig(config: ConfigService<Environment, true>): WebhookSettings {
@@ -28,6 +32,8 @@ export class WebhookSettings {
       get('WEBHOOK_CONCURRENCY'),
       // A lease shorter than an attempt would let a second instance send it too.
       Math.max(get('WEBHOOK_LEASE_MS'), timeoutMs + 1000),
+      get('WEBHOOK_MAX_SUBSCRIPTIONS'),
+      parseDuration(get('WEBHOOK_SECRET_OVERLAP')),
     );
   }
 }

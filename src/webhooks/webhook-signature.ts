@@ -21,6 +21,20 @@ export function signWebhook(
   return `v1,${mac.digest('base64')}`;
 }
 
+/**
+ * The webhook-signature header for `secrets`, newest first: their signatures
+ * separated by spaces, as Standard Webhooks allows during a rotation, so that
+ * a receiver with either secret verifies.
+ */
+export function signatureHeader(
+  secrets: string[],
+  eventId: string,
+  timestampSeconds: number,
+  body: string,
+): string {
+  return secrets.map((secret) => signWebhook(secret, eventId, timestampSeconds, body)).join(' ');
+}
+
 /** A new subscription secret: 32 random bytes, as the standardwebhooks package reads them. */
 export function newWebhookSecret(random: Buffer): string {
   return SECRET_PREFIX + random.toString('base64');

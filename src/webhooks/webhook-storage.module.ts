@@ -2,6 +2,7 @@ import { Logger, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Environment } from '../config/environment.js';
+import { HostResolver } from './host-resolver.js';
 import { PlantCreatedOutbox } from './plant-created.outbox.js';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
@@ -37,8 +38,10 @@ function settingsFrom(config: ConfigService<Environment, true>): WebhookSettings
     WebhookSubscriptionsRepository,
     WebhookDeliveriesRepository,
     PlantCreatedOutbox,
+    HostResolver,
   ],
   exports: [
+    HostResolver,
     WebhookSettings,
     WebhookSubscriptionsRepository,
     WebhookDeliveriesRepository,

@@ -24,6 +24,18 @@ export class WebhookSubscription {
   @Column({ type: 'varchar', length: 64 })
   secret!: string;
 
+  /** The secret the last rotation replaced: deliveries carry its signature too until previousSecretUntil. */
+  @Column({ name: 'previous_secret', type: 'varchar', length: 64, nullable: true })
+  previousSecret?: string | null;
+
+  @Column({
+    name: 'previous_secret_until',
+    type: 'bigint',
+    nullable: true,
+    transformer: unixMillis,
+  })
+  previousSecretUntil?: number | null;
+
   @Column({ name: 'created_at', type: 'bigint', transformer: unixMillis })
   createdAt!: number;
 

@@ -22,13 +22,17 @@ import {
 } from './dto/list-deliveries.query.js';
 import { ParseListWebhooksQueryPipe } from './dto/list-webhooks.query.js';
 import { cursorAfter, type PageQuery } from './dto/page.query.js';
+import { RecoverDeliveriesDto } from './dto/recover-deliveries.dto.js';
 import { WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
-import { CreatedWebhookDto, WebhookDto } from './dto/webhook.dto.js';
+import { CreatedWebhookDto, WebhookDto, WebhookSecretDto } from './dto/webhook.dto.js';
 import {
   ApiCreateWebhook,
   ApiDeleteWebhook,
   ApiListWebhookDeliveries,
   ApiListWebhooks,
+  ApiRecoverWebhookDeliveries,
+  ApiRetryWebhookDelivery,
+  ApiRotateWebhookSecret,
 } from './webhooks.openapi.js';
 import { WebhooksService } from './webhooks.service.js';
 
@@ -69,6 +73,35 @@ export class WebhooksController {
   @ApiDeleteWebhook()
   async delete(@CallerOwner() owner: string, @Param('id') id: string): Promise<void> {
     await this.webhooks.delete(owner, id);
+  }
+
+  @Post(':id/deliveries/:eventId/retry')
+  @HttpCode(HttpStatus.ACCEPTED)
+  @ApiRetryWebhookDelivery()
+  async retry(
+    @CallerOwner() owner: string,
+    @Param('id') id: string,
+    @Param('eventId') eventId: string,
+  ): Promise<void> {
+    await this.webhooks.retry(owner, id, eventId);
+  }
+
+  @Post(':id/rotate-secret')
+  @HttpCode(HttpStatus.OK)
+  @ApiRotateWebhookSecret()
+  rotateSecret(@CallerOwner() owner: string, @Param('id') id: string): Promise<WebhookSecretDto> {
+    return this.webhooks.rotateSecret(owner, id);
+  }
+
+  @Post(':id/recover')
+  @HttpCode(HttpStatus.ACCEPTED)
+  @ApiRecoverWebhookDeliveries()
+  async recover(
+    @CallerOwner() owner: string,
+    @Param('id') id: string,
+    @Body() body: RecoverDeliveriesDto,
+  ): Promise<void> {
+    await this.webhooks.recover(owner, id, body.since);
   }
 
   @Get(':id/deliveries')

@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import {
+  ApiAcceptedResponse,
   ApiBody,
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -11,15 +12,19 @@ import {
 import { CURSOR_RULE } from '../http/page-cursor.js';
 import { ApiAfterQuery, NEXT_LINK_HEADER } from '../openapi/paging.js';
 import { PAGE_LIMIT_MAX } from './dto/page.query.js';
-import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
+import {
+  ApiErrorResponses,
+  type OperationErrors,
+} from '../errors/api-error-responses.decorator.js';
 import {
   DELIVERIES_LIMIT_DEFAULT,
   DELIVERIES_LIMIT_MAX,
   DELIVERIES_LIMIT_RULE,
 } from './dto/list-deliveries.query.js';
 import { CreateWebhookDto } from './dto/create-webhook.dto.js';
+import { RecoverDeliveriesDto, SINCE_RULE } from './dto/recover-deliveries.dto.js';
 import { WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
-import { CreatedWebhookDto, WebhookDto } from './dto/webhook.dto.js';
+import { CreatedWebhookDto, WebhookDto, WebhookSecretDto } from './dto/webhook.dto.js';
 
 /*
  * The OpenAPI description of the subscription endpoints, beside the
@@ -36,6 +41,20 @@ const ID_PARAM = ApiParam({
 const NOT_FOUND = ['no webhook subscription with this id'];
 const MANAGE_SCOPE = 'the access token lacks the scope this operation needs: webhooks:manage';
 
+/** The errors of an operation on one subscription that takes no input but its id. */
+/** The router's answer to a path parameter over 100 characters (the id is 36). */
+const PARAMETER_TOO_LONG = ["'/webhooks/3f1c2a8e…' is exceeding the max param length"];
+
+const ON_A_SUBSCRIPTION: OperationErrors = {
+  401: true,
+  403: [MANAGE_SCOPE],
+  404: NOT_FOUND,
+  414: PARAMETER_TOO_LONG,
+  429: true,
+  500: true,
+  503: true,
+};
+
 const SUBSCRIPTION = {
   id: '3f1c2a8e-9b7d-4c55-a1e2-6f0d4b8c9e11',
   url: 'https://receiver.example.com/hooks/plants',
@@ -49,7 +68,7 @@ export function ApiCreateWebhook(): MethodDecorator {
       operationId: 'createWebhook',
       summary: 'Subscribe to plant-created events',
       description:
-        'Every plant the caller creates from now on is sent to `url` as a `plantCreated` event (see the webhooks section), signed with the returned secret (Standard Webhooks). The secret is shown only in this answer.',
+        'Every plant the caller creates from now on is sent to `url` as a `plantCreated` event (see the webhooks section), signed with the returned secret (Standard Webhooks). The secret is shown only in this answer. A URL that can never be delivered under the current settings (http, a non-public address or a name that resolves only to such, `localhost`) is a 400 naming the setting that would allow it; a name that does not resolve yet is accepted. An owner has at most `WEBHOOK_MAX_SUBSCRIPTIONS` subscriptions (default 20), and one per URL (compared normalised).',
     }),
     ApiBody({
       type: CreateWebhookDto,
@@ -72,11 +91,16 @@ export function ApiCreateWebhook(): MethodDecorator {
     }),
     ApiErrorResponses({
       400: [
-        'url must use https',
+        'url must use https (WEBHOOK_ALLOW_HTTP=true allows http)',
         'url must be an absolute URL such as https://receiver.example.com/hooks',
+        'url host is not a public unicast address: WEBHOOK_ALLOW_PRIVATE_TARGETS=true allows loopback, private and other non-public receivers',
       ],
       401: true,
       403: [MANAGE_SCOPE],
+      409: [
+        'this owner already has 20 webhook subscriptions, and the limit (WEBHOOK_MAX_SUBSCRIPTIONS) is 20: delete one first',
+        `a webhook subscription to this url already exists: ${SUBSCRIPTION.id}`,
+      ],
       413: true,
       415: true,
       429: true,
@@ -131,14 +155,7 @@ export function ApiDeleteWebhook(): MethodDecorator {
     }),
     ID_PARAM,
     ApiNoContentResponse({ description: 'The subscription was deleted' }),
-    ApiErrorResponses({
-      401: true,
-      403: [MANAGE_SCOPE],
-      404: NOT_FOUND,
-      429: true,
-      500: true,
-      503: true,
-    }),
+    ApiErrorResponses(ON_A_SUBSCRIPTION),
   );
 }
 
@@ -187,14 +204,92 @@ export function ApiListWebhookDeliveries(): MethodDecorator {
         },
       },
     }),
+    ApiErrorResponses({ 400: [DELIVERIES_LIMIT_RULE, CURSOR_RULE], ...ON_A_SUBSCRIPTION }),
+  );
+}
+
+const EVENT_ID_PARAM = ApiParam({
+  name: 'eventId',
+  description: 'The event id, as the deliveries list shows it (the webhook-id header)',
+  schema: { type: 'string', example: 'msg_9c4f0e1a2b3d4c5e6f708192a3b4c5d6' },
+});
+
+const DISABLED =
+  'this subscription is disabled (its receiver answered 410 Gone): subscribe the URL again';
+
+export function ApiRetryWebhookDelivery(): MethodDecorator {
+  return applyDecorators(
+    ApiOperation({
+      operationId: 'retryWebhookDelivery',
+      summary: 'Send a delivery again',
+      description:
+        'A delivered or failed delivery is sent again now, with the same `webhook-id` and a fresh retry schedule. A pending one is a 409.',
+    }),
+    ID_PARAM,
+    EVENT_ID_PARAM,
+    ApiAcceptedResponse({ description: 'The delivery is pending again' }),
     ApiErrorResponses({
-      400: [DELIVERIES_LIMIT_RULE, CURSOR_RULE],
       401: true,
       403: [MANAGE_SCOPE],
-      404: NOT_FOUND,
+      404: [...NOT_FOUND, 'no delivery with this event id for this webhook subscription'],
+      414: PARAMETER_TOO_LONG,
+      409: ['this delivery is pending: it is sent again on its own', DISABLED],
       429: true,
       500: true,
       503: true,
     }),
+  );
+}
+
+export function ApiRecoverWebhookDeliveries(): MethodDecorator {
+  return applyDecorators(
+    ApiOperation({
+      operationId: 'recoverWebhookDeliveries',
+      summary: 'Send failed deliveries again',
+      description:
+        'Every failed delivery of the subscription created at or after `since` is sent again, each with its own `webhook-id` and a fresh retry schedule.',
+    }),
+    ID_PARAM,
+    ApiBody({
+      type: RecoverDeliveriesDto,
+      examples: { since: { summary: 'Since noon UTC', value: { since: '2026-11-24T12:00:00Z' } } },
+    }),
+    ApiAcceptedResponse({ description: 'The failed deliveries are pending again' }),
+    ApiErrorResponses({
+      400: [SINCE_RULE],
+      401: true,
+      403: [MANAGE_SCOPE],
+      404: NOT_FOUND,
+      414: PARAMETER_TOO_LONG,
+      409: [DISABLED],
+      413: true,
+      415: true,
+      429: true,
+      500: true,
+      503: true,
+    }),
+  );
+}
+
+export function ApiRotateWebhookSecret(): MethodDecorator {
+  return applyDecorators(
+    ApiOperation({
+      operationId: 'rotateWebhookSecret',
+      summary: 'Rotate the signing secret',
+      description:
+        'A new secret, shown only in this answer. For `WEBHOOK_SECRET_OVERLAP` (default 24h) deliveries carry both signatures (`v1,<new> v1,<old>`), so that a receiver switches without a gap; a second rotation within the overlap keeps the newest two.',
+    }),
+    ID_PARAM,
+    ApiOkResponse({
+      type: WebhookSecretDto,
+      description: 'The new secret',
+      examples: {
+        rotated: {
+          summary: 'The new secret',
+          value: { secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3XqyM1BfHmY=' },
+        },
+      },
+    }),
+    ApiErrorResponses(ON_A_SUBSCRIPTION),
   );
 }

@@ -1,9 +1,15 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { BadRequestException, Injectable, NotFoundException } from '@nestjs/common';
+import {
+  BadRequestException,
+  ConflictException,
+  Injectable,
+  NotFoundException,
+} from '@nestjs/common';
 import { isUUID } from 'class-validator';
 import type { CreateWebhookDto } from './dto/create-webhook.dto.js';
+import { SINCE_RULE } from './dto/recover-deliveries.dto.js';
 import { WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
-import { CreatedWebhookDto, WebhookDto } from './dto/webhook.dto.js';
+import { CreatedWebhookDto, WebhookDto, WebhookSecretDto } from './dto/webhook.dto.js';
 import { DELIVERIES_LIMIT_DEFAULT } from './dto/list-deliveries.query.js';
 import type { PagePosition, PageQuery } from './dto/page.query.js';
 import { type DeliveryRow, WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
@@ -13,9 +19,13 @@ import {
   type SubscriptionRow,
   WebhookSubscriptionsRepository,
 } from './webhook-subscriptions.repository.js';
-import { webhookUrlProblem } from './webhook-url.js';
+import { OutboxSignal } from '../database/outbox-signal.js';
+import { HostResolver } from './host-resolver.js';
+import { resolvedTargetProblem, webhookUrlProblem } from './webhook-url.js';
 
 const NOT_FOUND = 'no webhook subscription with this id';
+const EVENT_ID = /^msg_[0-9a-f]{32}$/;
+const NO_DELIVERY = 'no delivery with this event id for this webhook subscription';
 
 const isoDate = (ms: number): string => new Date(ms).toISOString();
 
@@ -69,25 +79,35 @@ export class WebhooksService {
     private readonly subscriptions: WebhookSubscriptionsRepository,
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly settings: WebhookSettings,
+    private readonly resolver: HostResolver,
+    private readonly outbox: OutboxSignal,
   ) {}
 
   async create(owner: string, body: CreateWebhookDto): Promise<CreatedWebhookDto> {
-    const problem = webhookUrlProblem(body.url, this.settings.allowHttp);
+    const problem =
+      webhookUrlProblem(body.url, this.settings) ??
+      (await resolvedTargetProblem(new URL(body.url), this.settings, this.resolver));
     if (problem) throw new BadRequestException(problem);
     const url = new URL(body.url).href;
     const id = randomUUID();
     const secret = newWebhookSecret(randomBytes(32));
     const createdAt = Date.now();
     const description = body.description ?? null;
-    await this.subscriptions.insert({
-      id,
-      owner,
-      url,
-      description,
-      secret,
-      createdAt,
-      disabledAt: null,
-    });
+    const outcome = await this.subscriptions.insertBounded(
+      { id, owner, url, description, secret, createdAt, disabledAt: null },
+      this.settings.maxSubscriptions,
+    );
+    if (outcome.kind === 'full') {
+      throw new ConflictException(
+        `this owner already has ${outcome.count} webhook subscriptions, and the limit ` +
+          `(WEBHOOK_MAX_SUBSCRIPTIONS) is ${this.settings.maxSubscriptions}: delete one first`,
+      );
+    }
+    if (outcome.kind === 'duplicate') {
+      throw new ConflictException(
+        `a webhook subscription to this url already exists: ${outcome.existingId}`,
+      );
+    }
     return new CreatedWebhookDto(new WebhookDto(id, url, description, isoDate(createdAt)), secret);
   }
 
@@ -114,10 +134,57 @@ export class WebhooksService {
     id: string,
     { limit = DELIVERIES_LIMIT_DEFAULT, after }: PageQuery,
   ): Promise<Page<WebhookDeliveryDto>> {
-    if (!isUUID(id) || !(await this.subscriptions.findOwned(owner, id))) {
-      throw new NotFoundException(NOT_FOUND);
-    }
+    await this.owned(owner, id);
     // One more row than asked tells whether a next page exists, in the same query.
     return pageOf(await this.deliveries.latestOf(id, limit + 1, after), limit, toDeliveryDto);
+  }
+
+  /** Sends a delivered or failed delivery again now, with the same webhook-id. */
+  async retry(owner: string, id: string, eventId: string): Promise<void> {
+    await this.active(owner, id);
+    // Event ids are ones the database made: anything else names no delivery (and a NUL would not reach PostgreSQL).
+    if (!EVENT_ID.test(eventId)) throw new NotFoundException(NO_DELIVERY);
+    const outcome = await this.deliveries.redeliver(id, eventId, Date.now());
+    if (outcome === 'unknown') throw new NotFoundException(NO_DELIVERY);
+    if (outcome === 'pending') {
+      throw new ConflictException('this delivery is pending: it is sent again on its own');
+    }
+    this.outbox.notify();
+  }
+
+  /** Sends again every failed delivery of the subscription created since `since`. */
+  async recover(owner: string, id: string, since: string): Promise<void> {
+    const from = Date.parse(since);
+    if (Number.isNaN(from)) throw new BadRequestException(SINCE_RULE);
+    await this.active(owner, id);
+    if ((await this.deliveries.recover(id, from, Date.now())) > 0) this.outbox.notify();
+  }
+
+  /**
+   * A new secret for the subscription, shown once; the one it replaces still
+   * signs for WEBHOOK_SECRET_OVERLAP, so that receivers switch without a gap.
+   */
+  async rotateSecret(owner: string, id: string): Promise<WebhookSecretDto> {
+    const secret = newWebhookSecret(randomBytes(32));
+    const until = Date.now() + this.settings.secretOverlapMs;
+    if (!isUUID(id) || !(await this.subscriptions.rotateSecret(owner, id, secret, until))) {
+      throw new NotFoundException(NOT_FOUND);
+    }
+    return new WebhookSecretDto(secret);
+  }
+
+  private async owned(owner: string, id: string): Promise<SubscriptionRow> {
+    const subscription = isUUID(id) ? await this.subscriptions.findOwned(owner, id) : null;
+    if (!subscription) throw new NotFoundException(NOT_FOUND);
+    return subscription;
+  }
+
+  /** The owner's subscription, which must be active to send anything again. */
+  private async active(owner: string, id: string): Promise<void> {
+    if ((await this.owned(owner, id)).disabledAt !== null) {
+      throw new ConflictException(
+        'this subscription is disabled (its receiver answered 410 Gone): subscribe the URL again',
+      );
+    }
   }
 }

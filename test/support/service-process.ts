@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { SERVICE_ENTRY } from '../../bench/support/processes.js';
 
 const MAIN = resolve(SERVICE_ENTRY);
+const TOKEN_CLI = resolve('dist/token.main.js');
 
 /**
  * The Node options of the container's command line (the Dockerfile's CMD;
@@ -97,4 +98,20 @@ export async function killHard(service: ServiceProcess): Promise<void> {
   const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
   child.kill('SIGKILL');
   await exited;
+}
+
+/** Runs the token command line as `npm run -s token` does, and returns what it printed. */
+export function tokenCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [TOKEN_CLI, ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })));
 }

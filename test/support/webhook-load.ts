@@ -1,4 +1,11 @@
-import type { ReceivedWebhook } from './webhook-receiver.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import type { DatabaseKind } from '../../src/database/data-source-options.js';
+import { killHard, type ServiceProcess, startService } from './service-process.js';
+import { createTestDatabase, type TestDatabase } from './test-database.js';
+import { type ReceivedWebhook, startReceiver, type WebhookReceiver } from './webhook-receiver.js';
 
 export const WEBHOOK_TOKEN = 'pst_webhook-durability-token-0123456789abcdefgh';
 
@@ -73,4 +80,43 @@ export async function eventually(
     if (Date.now() > deadline) throw new Error(describe());
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+export interface WebhookServiceRun {
+  database: TestDatabase;
+  service: ServiceProcess;
+  receiver: WebhookReceiver;
+}
+
+/**
+ * For a measurement suite (in a describe block): the built service in
+ * production mode on a fresh database, with WEBHOOK_SERVICE_ENV and `env`, and
+ * a receiver answering 204; all dropped afterwards. Read `.current` in the tests.
+ */
+export function useWebhookService(
+  kind: DatabaseKind,
+  env: Record<string, string> = {},
+): { current: WebhookServiceRun } {
+  const holder = {} as { current: WebhookServiceRun };
+  let cwd: string;
+  beforeAll(async () => {
+    const database = await createTestDatabase(kind);
+    cwd = await mkdtemp(join(tmpdir(), 'plant-store-webhooks-'));
+    const receiver = await startReceiver(() => 204);
+    const service = await startService(cwd, {
+      ...WEBHOOK_SERVICE_ENV,
+      DATABASE_URL: database.url,
+      NODE_ENV: 'production',
+      ...env,
+    });
+    holder.current = { database, service, receiver };
+  });
+  afterAll(async () => {
+    const { database, service, receiver } = holder.current;
+    await killHard(service);
+    await receiver.close();
+    await database.drop();
+    await rm(cwd, { recursive: true, force: true });
+  });
+  return holder;
 }

@@ -2,6 +2,8 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'nod
 import type { AddressInfo } from 'node:net';
 
 export interface ReceivedWebhook {
+  /** The request's path and query. */
+  path: string;
   headers: IncomingHttpHeaders;
   /** The request body, byte for byte (as UTF-8 text). */
   body: string;
@@ -31,6 +33,7 @@ export async function startReceiver(answer: Answer = () => 200): Promise<Webhook
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       const entry = {
+        path: request.url ?? '',
         headers: request.headers,
         body: Buffer.concat(chunks).toString('utf8'),
         at: Date.now(),

@@ -13,7 +13,7 @@ const DESCRIPTION_RULE = { minCodePoints: 0, maxCodePoints: 255 };
 export class CreateWebhookDto {
   @ApiProperty({
     description:
-      'Where events are sent (POST). https, absolute, without user name, password or fragment; http only where the service allows it',
+      'Where events are sent (POST). https, absolute, without user name, password or fragment, on a public host; http and non-public hosts only where the service allows them',
     minLength: URL_RULE.minCodePoints,
     maxLength: URL_RULE.maxCodePoints,
     example: 'https://receiver.example.com/hooks/plants',

@@ -67,3 +67,21 @@ export class CreatedWebhookDto extends WebhookDto {
     this.secret = secret;
   }
 }
+
+@ApiSchema({
+  name: 'WebhookSecret',
+  description: 'A new signing secret, shown only in this answer',
+})
+export class WebhookSecretDto {
+  @ApiProperty({
+    description: 'The new signing secret (Standard Webhooks: whsec_ + base64 of 32 random bytes)',
+    example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3XqyM1BfHmY=',
+    pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$',
+    minLength: 38,
+  })
+  readonly secret: string;
+
+  constructor(secret: string) {
+    this.secret = secret;
+  }
+}

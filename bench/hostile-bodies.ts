@@ -1,6 +1,6 @@
 /**
  * `npm run bench:hostile-bodies`: what unauthenticated clients sending large
- * bodies cost an authenticated caller. The built service (dist/main.js) on a
+ * bodies cost an authenticated caller. The built service (dist/bundle/main.js) on a
  * fresh SQLite file; autocannon lists 200 plants with a valid token, first
  * alone, then while two clients loop on 1 MiB bodies without a token that are
  * invalid JSON at their end (were they parsed, a 400: never a failed
@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import autocannon from 'autocannon';
-import { cpuSecondsOf, startServer } from './support/processes.js';
+import { cpuSecondsOf, SERVICE_ENTRY, startServer } from './support/processes.js';
 
 const SECONDS = Number(process.env.HOSTILE_SECONDS ?? 15);
 const CONNECTIONS = Number(process.env.HOSTILE_CONNECTIONS ?? 4);
@@ -96,7 +96,7 @@ parentPort.on('message', async () => {
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'plant-store-hostile-bodies-'));
-  const service = await startServer('service', 'dist/main.js', {
+  const service = await startServer('service', SERVICE_ENTRY, {
     DATABASE_URL: `sqlite:${join(dir, 'plants.sqlite')}`,
     BOOTSTRAP_TOKEN: TOKEN,
     BODY_LIMIT_BYTES: String(2 * 1024 * 1024),

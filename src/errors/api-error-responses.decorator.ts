@@ -56,6 +56,10 @@ const ERRORS = {
     description: 'The body is larger than the limit',
     messages: ['request body is too large'],
   },
+  414: {
+    description: 'A path parameter is longer than the router takes (100 characters)',
+    messages: ["'/plants/000…0001' is exceeding the max param length"],
+  },
   415: {
     description: 'The body is not application/json',
     messages: ['unsupported Content-Type: send the body as application/json'],

@@ -206,6 +206,18 @@ describe.each(databaseKinds())('a client generated from openapi.json on %s', (ki
       await plants.GET('/plants/{id}', { params: { path: { id: 1.5 } } }),
       400,
     );
+    // Leading zeros past the router's 100 characters: its 414.
+    const overLong = `${'0'.repeat(100)}7` as unknown as number;
+    expectDocumentedError(
+      'deletePlant',
+      await plants.DELETE('/plants/{id}', { params: { path: { id: overLong } } }),
+      414,
+    );
+    expectDocumentedError(
+      'getPlant',
+      await plants.GET('/plants/{id}', { params: { path: { id: overLong } } }),
+      414,
+    );
     expect((await plants.GET('/plants')).data).toEqual([]);
   });
 

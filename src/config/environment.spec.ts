@@ -43,6 +43,8 @@ describe('validateEnvironment', () => {
       WEBHOOK_POLL_INTERVAL_MS: 1000,
       WEBHOOK_CONCURRENCY: 16,
       WEBHOOK_LEASE_MS: 60000,
+      WEBHOOK_MAX_SUBSCRIPTIONS: 20,
+      WEBHOOK_SECRET_OVERLAP: '24h',
     });
   });
 

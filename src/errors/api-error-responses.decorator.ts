@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiResponse, type HeaderObject } from '@nestjs/swagger';
 import { ErrorDto } from './error.dto.js';
+import { PARAMETER_TOO_LONG } from './error-response.js';
 
 /** Sent with every 429 and 503 (see error-response.ts and TooManyRequestsException). */
 const RETRY_AFTER: Record<string, HeaderObject> = {
@@ -58,7 +59,7 @@ const ERRORS = {
   },
   414: {
     description: 'A path parameter is longer than the router takes (100 characters)',
-    messages: ["'/plants/000…0001' is exceeding the max param length"],
+    messages: [PARAMETER_TOO_LONG],
   },
   415: {
     description: 'The body is not application/json',

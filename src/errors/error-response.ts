@@ -1,6 +1,7 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
 import { isDatabaseUnavailable, isUniqueViolation } from '../database/database-errors.js';
 import { ErrorDto } from './error.dto.js';
+import { MAX_PATH_PARAMETER_LENGTH } from '../validation/int64.js';
 import { hasResponseHeaders } from './response-headers.js';
 
 export interface ErrorResponse {
@@ -24,11 +25,16 @@ function isFastifyError(error: unknown): error is FastifyError {
   return typeof code === 'string' && code.startsWith('FST_') && typeof statusCode === 'number';
 }
 
+/** The router's 414 (Fastify's maxParamLength, set in app.setup.ts). */
+export const PARAMETER_TOO_LONG = `a path parameter is longer than ${MAX_PATH_PARAMETER_LENGTH} characters`;
+
 const FASTIFY_MESSAGES: Record<string, string> = {
   FST_ERR_CTP_BODY_TOO_LARGE: 'request body is too large',
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported Content-Type: send the body as application/json',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'request body is empty: send a JSON object',
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'Content-Length does not match the length of the body',
+  // Fastify's own message quotes the whole path back.
+  FST_ERR_MAX_PARAM_LENGTH: PARAMETER_TOO_LONG,
 };
 
 function fastifyMessage(error: FastifyError): string {

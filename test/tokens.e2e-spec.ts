@@ -139,6 +139,15 @@ describe.each(databaseKinds())('tokens: command line and bootstrap on %s', (kind
     expect((await plants.remove(1)).status).toBe(204);
   });
 
+  it('prints the usage on stdout with exit code 0 when asked for it', async () => {
+    for (const argv of [['--help'], ['-h'], ['help'], ['create', '--help']]) {
+      const run = captured();
+      expect(await runTokenCli(argv, run.io), argv.join(' ')).toBe(0);
+      expect(run.err).toEqual([]);
+      expect(run.out.join('\n')).toMatch(/^Usage:/);
+    }
+  });
+
   it('rejects bad command lines with a usage message and exit code 2', async () => {
     database = await createTestDatabase(kind);
     const env = { DATABASE_URL: database.url };

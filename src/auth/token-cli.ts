@@ -23,7 +23,8 @@ const USAGE = `Usage:
                                                  limits it to ${SCOPES.join(', ')} (default: all)
   npm run -s token -- list                       list tokens (id, owner, label, scopes, created, revoked)
   npm run -s token -- revoke <token-id>          revoke a token from the next request on
-  npm run -s token -- generate                   print a random token for BOOTSTRAP_TOKEN (stores nothing)`;
+  npm run -s token -- generate                   print a random token for BOOTSTRAP_TOKEN (stores nothing)
+  npm run -s token -- --help                     this text`;
 
 const isScope = (value: string): value is Scope => (SCOPES as readonly string[]).includes(value);
 
@@ -62,6 +63,11 @@ export async function runTokenCli(
   env?: Record<string, unknown>,
 ): Promise<number> {
   const [command, ...rest] = argv;
+  // Asked for, the usage is the answer: stdout, exit 0 (a mistake gets it on stderr, exit 2).
+  if (command === 'help' || argv.includes('--help') || argv.includes('-h')) {
+    io.out(USAGE);
+    return 0;
+  }
   let parsed;
   try {
     parsed = parseArgs({

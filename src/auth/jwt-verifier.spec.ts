@@ -1,7 +1,8 @@
 import { errors, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { Logger } from '@nestjs/common';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { AuthChallengeException } from './auth-challenge.exception.js';
-import type { IssuerKeys } from './issuer-keys.js';
+import { IssuerKeys } from './issuer-keys.js';
 import { JwtVerifier, looksLikeJwt, type JwtSettings } from './jwt-verifier.js';
 
 const ISSUER = 'https://idp.example.com/realms/plants';
@@ -174,5 +175,35 @@ describe('JwtVerifier', () => {
     await expect(noExpiry).rejects.toBeInstanceOf(AuthChallengeException);
     await expect(verifier().verify(await sign({ exp: undefined }))).rejects.toThrow(/expiry/);
     await expect(verifier().verify(`${'a'.repeat(9000)}.b.c`)).rejects.toThrow(/too long/);
+  });
+
+  it('warns when a periodic refresh fails, and stops refreshing on shutdown', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const warn = vi.spyOn(Logger.prototype, 'warn').mockImplementation(() => {});
+    try {
+      const fetched = vi.fn(async () => new Response('down', { status: 502 }));
+      const keys = new IssuerKeys({
+        issuer: ISSUER,
+        jwksUri: `${ISSUER}/jwks`,
+        cooldownMs: 0,
+        isAllowedUrl: () => true,
+        fetch: fetched,
+      });
+      const refreshing = new JwtVerifier({ ...SETTINGS, jwksRefreshMs: 1000 }, keys);
+      refreshing.onApplicationBootstrap();
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(fetched).toHaveBeenCalledTimes(2);
+      expect(warn).toHaveBeenLastCalledWith(
+        expect.stringMatching(
+          /could not be refreshed \(.*answered 502\); the last keys fetched stay in use/,
+        ),
+      );
+      refreshing.onModuleDestroy();
+      await vi.advanceTimersByTimeAsync(5000);
+      expect(fetched).toHaveBeenCalledTimes(2);
+    } finally {
+      warn.mockRestore();
+      vi.useRealTimers();
+    }
   });
 });

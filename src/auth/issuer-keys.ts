@@ -34,6 +34,8 @@ export interface IssuerKeysOptions {
   /** Checks a discovered jwks_uri as AUTH_JWT_JWKS_URI is checked at start-up. */
   isAllowedUrl: (url: string) => boolean;
   fetchTimeoutMs?: number;
+  /** Stands in for the global fetch in unit tests. */
+  fetch?: typeof fetch;
 }
 
 /** Larger discovery documents or key sets are refused: a key set is a few kilobytes. */
@@ -42,11 +44,17 @@ const MAX_DOCUMENT_BYTES = 512 * 1024;
 /**
  * The issuer's signing keys: discovered once, cached, and fetched again when
  * a token names a key id the cache does not know (key rotation without a
- * restart). Fetches are at most one per cooldown, however many requests ask,
+ * restart), and periodically (so a key the issuer drops stops verifying).
+ * Fetches are at most one per cooldown, however many requests ask,
  * so tokens with made-up key ids cannot turn the service against the issuer.
  */
 export class IssuerKeys {
   private keys: LocalJWKSet | null = null;
+  /** The key ids of the current key set. */
+  private kids: ReadonlySet<string> = new Set();
+  /** Counts successful fetches: a token verified by a key without a key id is tied to its key set. */
+  private generation = 0;
+  private refreshTimer: NodeJS.Timeout | null = null;
   private jwksUri: string | undefined;
   private lastAttempt = -Infinity;
   private lastFailed = false;
@@ -75,6 +83,33 @@ export class IssuerKeys {
     return this.keys!(header, token);
   };
 
+  /** The current key set still holds the key that verified a token of this kid (at that generation, without one). */
+  stillLists(kid: string | undefined, generation: number): boolean {
+    return kid === undefined ? generation === this.generation : this.kids.has(kid);
+  }
+
+  get currentGeneration(): number {
+    return this.generation;
+  }
+
+  /**
+   * Fetches the keys every `everyMs` (skipped within the cooldown of another
+   * fetch). A failed refresh keeps the last good keys and is reported to
+   * `onFailure`. The timer does not keep the process alive.
+   */
+  startRefreshing(everyMs: number, onFailure: () => void): void {
+    this.stopRefreshing();
+    this.refreshTimer = setInterval(() => {
+      this.refetch().catch(onFailure);
+    }, everyMs);
+    this.refreshTimer.unref();
+  }
+
+  stopRefreshing(): void {
+    if (this.refreshTimer) clearInterval(this.refreshTimer);
+    this.refreshTimer = null;
+  }
+
   /**
    * Fetches the keys, or joins the fetch under way; 'cooling' when the last
    * one succeeded within the cooldown. A 503 when the issuer cannot be reached
@@ -89,8 +124,10 @@ export class IssuerKeys {
       this.lastAttempt = performance.now();
       this.inFlight = this.load()
         .then(
-          (keys) => {
+          ({ keys, kids }) => {
             this.keys = keys;
+            this.kids = kids;
+            this.generation += 1;
             this.lastFailed = false;
           },
           (error: unknown) => {
@@ -110,7 +147,7 @@ export class IssuerKeys {
     return new IssuerUnavailableException(Math.max(1, left / 1000));
   }
 
-  private async load(): Promise<LocalJWKSet> {
+  private async load(): Promise<{ keys: LocalJWKSet; kids: ReadonlySet<string> }> {
     if (!this.jwksUri) {
       const discoveryUrl = `${this.options.issuer.replace(/\/$/, '')}/.well-known/openid-configuration`;
       const discovery = (await this.getJson(discoveryUrl)) as {
@@ -128,11 +165,15 @@ export class IssuerKeys {
       }
       this.jwksUri = discovery.jwks_uri;
     }
-    return createLocalJWKSet((await this.getJson(this.jwksUri)) as JSONWebKeySet);
+    const set = (await this.getJson(this.jwksUri)) as JSONWebKeySet;
+    // createLocalJWKSet refuses a document that is not a key set, before keys are read from it.
+    const keys = createLocalJWKSet(set);
+    const kids = new Set(set.keys.flatMap((key) => (typeof key.kid === 'string' ? [key.kid] : [])));
+    return { keys, kids };
   }
 
   private async getJson(url: string): Promise<unknown> {
-    const response = await fetch(url, {
+    const response = await (this.options.fetch ?? fetch)(url, {
       redirect: 'error',
       signal: AbortSignal.timeout(this.options.fetchTimeoutMs ?? 5000),
       headers: { accept: 'application/json' },

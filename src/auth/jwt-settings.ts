@@ -16,6 +16,7 @@ export function jwtVerifierFrom(config: ConfigService<Environment, true>): JwtVe
     clockToleranceS: config.get('AUTH_JWT_CLOCK_TOLERANCE_S', { infer: true }),
     requireScopes: config.get('AUTH_JWT_REQUIRE_SCOPES', { infer: true }),
     jwksCooldownMs: config.get('AUTH_JWT_JWKS_COOLDOWN_MS', { infer: true }),
+    jwksRefreshMs: config.get('AUTH_JWT_JWKS_REFRESH_MS', { infer: true }),
     // A discovered jwks_uri is held to the rule AUTH_JWT_JWKS_URI is checked against.
     isAllowedUrl: isIdentityProviderUrl,
   });

@@ -1,7 +1,8 @@
-import { generateKeyPair, type JWTPayload, SignJWT } from 'jose';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { errors, generateKeyPair, type JWTPayload, SignJWT } from 'jose';
+import { Logger } from '@nestjs/common';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { AuthChallengeException } from './auth-challenge.exception.js';
-import type { IssuerKeys } from './issuer-keys.js';
+import { IssuerKeys } from './issuer-keys.js';
 import { JwtVerifier, looksLikeJwt, type JwtSettings } from './jwt-verifier.js';
 
 const ISSUER = 'https://idp.example.com/realms/plants';
@@ -14,28 +15,34 @@ const SETTINGS: JwtSettings = {
   clockToleranceS: 30,
   requireScopes: true,
   jwksCooldownMs: 10_000,
+  jwksRefreshMs: 600_000,
   isAllowedUrl: () => true,
 };
 
 describe('JwtVerifier', () => {
-  let sign: (claims: JWTPayload) => Promise<string>;
+  let sign: (claims: JWTPayload, kid?: string) => Promise<string>;
   let resolved = 0;
-  let verifier: (settings?: Partial<JwtSettings>) => JwtVerifier;
+  /** The key ids the stand-in issuer lists; one key signs them all. */
+  const listed = new Set(['k1', 'k2']);
+  let verifier: (settings?: Partial<JwtSettings>, now?: () => number) => JwtVerifier;
 
   beforeAll(async () => {
     const { privateKey, publicKey } = await generateKeyPair('ES256');
-    sign = (claims) =>
+    sign = (claims, kid) =>
       new SignJWT({ iss: ISSUER, aud: 'plant-store', sub: 'alice', exp: 9_999_999_999, ...claims })
-        .setProtectedHeader({ alg: 'ES256' })
+        .setProtectedHeader({ alg: 'ES256', kid })
         .sign(privateKey);
     // The issuer's key set stands in for IssuerKeys, which test/jwt.e2e-spec.ts drives for real.
     const keys = {
-      resolve: async () => {
+      resolve: async ({ kid }: { kid?: string }) => {
         resolved += 1;
+        if (kid !== undefined && !listed.has(kid)) throw new errors.JWKSNoMatchingKey();
         return publicKey;
       },
+      stillLists: (kid: string | undefined) => kid === undefined || listed.has(kid),
+      currentGeneration: 1,
     } as unknown as IssuerKeys;
-    verifier = (settings = {}) => new JwtVerifier({ ...SETTINGS, ...settings }, keys);
+    verifier = (settings = {}, now) => new JwtVerifier({ ...SETTINGS, ...settings }, keys, now);
   });
 
   it('tells a JWT from an opaque token by its three parts', () => {
@@ -79,6 +86,38 @@ describe('JwtVerifier', () => {
     await once.verify(token);
     await once.verify(token);
     expect(resolved).toBe(before + 1);
+  });
+
+  it('answers a verified token from its cache for five minutes at most, then verifies it again', async () => {
+    let clock = Date.now();
+    const bounded = verifier({}, () => clock);
+    const token = await sign({ sub: 'bounded' });
+    const before = resolved;
+    await bounded.verify(token);
+    clock += 5 * 60_000 - 1;
+    await bounded.verify(token);
+    expect(resolved).toBe(before + 1);
+    clock += 1;
+    await bounded.verify(token);
+    expect(resolved).toBe(before + 2);
+  });
+
+  it('refuses a cached token once the issuer no longer lists the key that signed it', async () => {
+    const rotating = verifier();
+    const token = await sign({ sub: 'dropped' }, 'k1');
+    const kept = await sign({ sub: 'kept' }, 'k2');
+    await rotating.verify(token);
+    await rotating.verify(kept);
+    const before = resolved;
+    listed.delete('k1');
+    await expect(rotating.verify(token)).rejects.toThrow(
+      'the access token signature does not verify: no key of the issuer matches its key id',
+    );
+    await expect(rotating.verify(token)).rejects.toBeInstanceOf(AuthChallengeException);
+    expect((await rotating.verify(kept)).owner).toMatch(/:kept$/);
+    // Only the dropped key's token was verified again (twice): the other came from the cache.
+    expect(resolved).toBe(before + 2);
+    listed.add('k1');
   });
 
   it('answers a verified token at a small fraction of the cost of verifying it', async () => {
@@ -136,5 +175,35 @@ describe('JwtVerifier', () => {
     await expect(noExpiry).rejects.toBeInstanceOf(AuthChallengeException);
     await expect(verifier().verify(await sign({ exp: undefined }))).rejects.toThrow(/expiry/);
     await expect(verifier().verify(`${'a'.repeat(9000)}.b.c`)).rejects.toThrow(/too long/);
+  });
+
+  it('warns when a periodic refresh fails, and stops refreshing on shutdown', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const warn = vi.spyOn(Logger.prototype, 'warn').mockImplementation(() => {});
+    try {
+      const fetched = vi.fn(async () => new Response('down', { status: 502 }));
+      const keys = new IssuerKeys({
+        issuer: ISSUER,
+        jwksUri: `${ISSUER}/jwks`,
+        cooldownMs: 0,
+        isAllowedUrl: () => true,
+        fetch: fetched,
+      });
+      const refreshing = new JwtVerifier({ ...SETTINGS, jwksRefreshMs: 1000 }, keys);
+      refreshing.onApplicationBootstrap();
+      await vi.advanceTimersByTimeAsync(1000);
+      expect(fetched).toHaveBeenCalledTimes(2);
+      expect(warn).toHaveBeenLastCalledWith(
+        expect.stringMatching(
+          /could not be refreshed \(.*answered 502\); the last keys fetched stay in use/,
+        ),
+      );
+      refreshing.onModuleDestroy();
+      await vi.advanceTimersByTimeAsync(5000);
+      expect(fetched).toHaveBeenCalledTimes(2);
+    } finally {
+      warn.mockRestore();
+      vi.useRealTimers();
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Logger, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { errors, jwtVerify, type JWTPayload } from 'jose';
 import { LRUCache } from 'lru-cache';
 import { AuthChallengeException } from './auth-challenge.exception.js';
@@ -16,6 +16,8 @@ export interface JwtSettings {
   clockToleranceS: number;
   requireScopes: boolean;
   jwksCooldownMs: number;
+  /** How often the issuer's keys are fetched again, so that a key it drops stops verifying. */
+  jwksRefreshMs: number;
   isAllowedUrl: (url: string) => boolean;
 }
 
@@ -29,6 +31,15 @@ const MAX_CACHED_TOKEN_MS = 5 * 60_000;
 const MAX_CLAIM_LENGTH = 49;
 const USABLE_CLAIM = /^[\x21-\x7e]+$/;
 
+/** A verified token, and the key that verified it: it is answered while that key is listed. */
+interface CachedCaller {
+  caller: AuthenticatedCaller;
+  kid: string | undefined;
+  generation: number;
+  /** Epoch milliseconds after which the token is verified again. */
+  until: number;
+}
+
 /** Three base64url-looking parts: an opaque token (pst_…) has no dot. */
 export const looksLikeJwt = (token: string): boolean => token.split('.').length === 3;
 
@@ -39,11 +50,12 @@ export const looksLikeJwt = (token: string): boolean => token.split('.').length 
  * configured claim namespaced by issuer, `jwt:<issuer tag>:<claim>`, which no
  * opaque-token owner can be (their names have no `:`), and which a subject of
  * another issuer cannot become either. A verified token is remembered until
- * it expires, so that a repeated request costs a hash and a map lookup.
+ * it expires (five minutes at most, and only while the issuer still lists the
+ * key that signed it), so that a repeated request costs a hash and a map lookup.
  */
-export class JwtVerifier implements OnApplicationBootstrap {
+export class JwtVerifier implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Auth');
-  private readonly verified = new LRUCache<string, AuthenticatedCaller>({ max: MAX_CACHED_TOKENS });
+  private readonly verified = new LRUCache<string, CachedCaller>({ max: MAX_CACHED_TOKENS });
   private readonly ownerPrefix: string;
 
   constructor(
@@ -54,6 +66,8 @@ export class JwtVerifier implements OnApplicationBootstrap {
       cooldownMs: settings.jwksCooldownMs,
       isAllowedUrl: settings.isAllowedUrl,
     }),
+    /** Epoch milliseconds; tests move it to expire cache entries. */
+    private readonly now: () => number = Date.now,
   ) {
     this.ownerPrefix = `jwt:${hash('sha256', settings.issuer, 'base64url').slice(0, 10)}:`;
   }
@@ -68,17 +82,36 @@ export class JwtVerifier implements OnApplicationBootstrap {
             'JWT callers get 503 until they can be.',
         ),
       );
+    this.keys.startRefreshing(this.settings.jwksRefreshMs, () =>
+      this.logger.warn(
+        `The identity provider's signing keys could not be refreshed (${describeCause(this.keys.lastError)}); ` +
+          'the last keys fetched stay in use.',
+      ),
+    );
+  }
+
+  onModuleDestroy(): void {
+    this.keys.stopRefreshing();
   }
 
   /** The caller a valid access token stands for; a challenge saying which check failed otherwise. */
   async verify(token: string): Promise<AuthenticatedCaller> {
     const key = hashToken(token);
     const cached = this.verified.get(key);
-    if (cached) return cached;
+    if (cached) {
+      if (cached.until > this.now() && this.keys.stillLists(cached.kid, cached.generation)) {
+        return cached.caller;
+      }
+      this.verified.delete(key);
+    }
     if (token.length > MAX_JWT_LENGTH) throw invalid('the access token is too long');
     let payload: JWTPayload;
+    let kid: string | undefined;
     try {
-      ({ payload } = await jwtVerify(token, this.keys.resolve, {
+      ({
+        payload,
+        protectedHeader: { kid },
+      } = await jwtVerify(token, this.keys.resolve, {
         issuer: this.settings.issuer,
         audience: this.settings.audience,
         algorithms: this.settings.algorithms,
@@ -106,8 +139,13 @@ export class JwtVerifier implements OnApplicationBootstrap {
     if (this.settings.requireScopes) caller.scopes = scopesOf(payload);
     // Until exp, but a few minutes at most: a token stays accepted from the
     // cache no longer than that after its issuer dropped the key that signed it.
-    const ttl = Math.min(payload.exp! * 1000 - Date.now(), MAX_CACHED_TOKEN_MS);
-    if (ttl > 0) this.verified.set(key, caller, { ttl });
+    const now = this.now();
+    const ttl = Math.min(payload.exp! * 1000 - now, MAX_CACHED_TOKEN_MS);
+    if (ttl > 0) {
+      const generation = this.keys.currentGeneration;
+      const entry = { caller, kid: typeof kid === 'string' ? kid : undefined, generation };
+      this.verified.set(key, { ...entry, until: now + ttl }, { ttl });
+    }
     return caller;
   }
 

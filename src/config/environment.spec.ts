@@ -34,6 +34,7 @@ describe('validateEnvironment', () => {
       AUTH_JWT_CLOCK_TOLERANCE_S: 30,
       AUTH_JWT_REQUIRE_SCOPES: false,
       AUTH_JWT_JWKS_COOLDOWN_MS: 10000,
+      AUTH_JWT_JWKS_REFRESH_MS: 600000,
       HEALTH_DB_TIMEOUT_MS: 1000,
       BOOTSTRAP_OWNER: 'demo',
       WEBHOOK_RETRY_SCHEDULE: '5s,30s,2m,10m,1h,6h,24h',

@@ -213,6 +213,13 @@ export class Environment {
   @IntVariable(0, 3_600_000)
   AUTH_JWT_JWKS_COOLDOWN_MS = 10_000;
 
+  /**
+   * How often the issuer's keys are fetched again (within the cooldown of
+   * another fetch, not): a key the issuer drops stops verifying, cached tokens included.
+   */
+  @IntVariable(1000, 86_400_000)
+  AUTH_JWT_JWKS_REFRESH_MS = 600_000;
+
   /** How long /health/ready waits for the database. */
   @IntVariable(50, 60_000)
   HEALTH_DB_TIMEOUT_MS = 1000;

@@ -19,6 +19,11 @@ export class WebhookSettings {
     readonly secretOverlapMs: number,
   ) {}
 
+  /** The schedule's longest wait: the most a receiver's Retry-After holds a delivery back. */
+  get longestRetryWaitMs(): number {
+    return Math.max(...this.retrySchedule);
+  }
+
   static fromConfig(config: ConfigService<Environment, true>): WebhookSettings {
     const get = <K extends keyof Environment>(key: K): Environment[K] =>
       config.get(key, { infer: true });

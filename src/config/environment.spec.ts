@@ -46,6 +46,7 @@ describe('validateEnvironment', () => {
       WEBHOOK_LEASE_MS: 60000,
       WEBHOOK_MAX_SUBSCRIPTIONS: 20,
       WEBHOOK_SECRET_OVERLAP: '24h',
+      WEBHOOK_RETENTION: '30d',
     });
   });
 
@@ -60,6 +61,15 @@ describe('validateEnvironment', () => {
     for (const schedule of ['', '5', '5s,', '5x', '-5s', '1.5s']) {
       expect(() => validateEnvironment({ WEBHOOK_RETRY_SCHEDULE: schedule }), schedule).toThrow(
         /WEBHOOK_RETRY_SCHEDULE must be comma-separated durations/,
+      );
+    }
+  });
+
+  it('refuses a webhook retention that is not one duration, naming the variable', () => {
+    expect(validateEnvironment({ WEBHOOK_RETENTION: '12h' }).WEBHOOK_RETENTION).toBe('12h');
+    for (const retention of ['', '30', '30d,1h', 'forever', '-1d']) {
+      expect(() => validateEnvironment({ WEBHOOK_RETENTION: retention }), retention).toThrow(
+        /WEBHOOK_RETENTION must be a duration/,
       );
     }
   });

@@ -277,4 +277,10 @@ export class Environment {
     message: 'WEBHOOK_SECRET_OVERLAP must be a duration such as 24h (units ms, s, m, h, d)',
   })
   WEBHOOK_SECRET_OVERLAP = '24h';
+
+  /** How long a delivered or failed delivery is kept before the dispatcher deletes it. */
+  @Matches(DURATION_PATTERN, {
+    message: 'WEBHOOK_RETENTION must be a duration such as 30d (units ms, s, m, h, d)',
+  })
+  WEBHOOK_RETENTION = '30d';
 }

@@ -25,3 +25,29 @@ const JITTER = 0.2;
 export function withJitter(waitMs: number, random: () => number = Math.random): number {
   return Math.round(waitMs * (1 - JITTER + 2 * JITTER * random()));
 }
+
+/**
+ * A `Retry-After` value as milliseconds from `now`: delta seconds or an HTTP
+ * date (a date in the past is 0). Anything else is undefined and ignored, so
+ * a receiver's garbage never changes the schedule.
+ */
+export function retryAfterMs(value: string | undefined, now: number): number | undefined {
+  const text = value?.trim();
+  if (!text) return undefined;
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  // HTTP dates name a weekday and a month (IMF-fixdate, RFC 850, asctime):
+  // a bare number or ISO string is not one.
+  if (!/^[A-Za-z]{3}/.test(text)) return undefined;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/**
+ * The wait before the next attempt: the schedule's (jittered) wait, or the
+ * receiver's `Retry-After` when that is later, never beyond `longestMs` (the
+ * schedule's longest wait), so a receiver cannot park a delivery for ever.
+ */
+export function nextWait(scheduledMs: number, retryAfter: number | undefined, longestMs: number) {
+  if (retryAfter === undefined || retryAfter <= scheduledMs) return scheduledMs;
+  return Math.max(scheduledMs, Math.min(retryAfter, longestMs));
+}

@@ -57,6 +57,7 @@ const AGAIN = (now: number) => ({
   state: 'pending' as const,
   attempts: 0,
   nextAttemptAt: now,
+  finishedAt: null,
   leaseOwner: null,
   leaseUntil: null,
 });
@@ -80,7 +81,14 @@ export class WebhookDeliveriesRepository {
   private readonly postgres: boolean;
   private readonly enqueueOfOwner: CompiledQuery<'owner' | 'payload' | 'now' | 'traceParent'>;
   private readonly record: CompiledQuery<
-    'id' | 'leaseOwner' | 'state' | 'attempts' | 'lastStatus' | 'lastError' | 'nextAttemptAt'
+    | 'id'
+    | 'leaseOwner'
+    | 'state'
+    | 'attempts'
+    | 'lastStatus'
+    | 'lastError'
+    | 'nextAttemptAt'
+    | 'finishedAt'
   >;
   /** PostgreSQL's one-statement claim, by how many it takes. */
   private readonly claims = new Map<number, CompiledQuery<'leaseOwner' | 'leaseUntil' | 'now'>>();
@@ -106,7 +114,7 @@ export class WebhookDeliveriesRepository {
         .createQueryBuilder()
         .update()
         .set({
-          ...slots('state', 'attempts', 'lastStatus', 'lastError', 'nextAttemptAt'),
+          ...slots('state', 'attempts', 'lastStatus', 'lastError', 'nextAttemptAt', 'finishedAt'),
           // Raw SQL: a null here would be a parameter of its own.
           leaseOwner: () => 'NULL',
           leaseUntil: () => 'NULL',
@@ -220,6 +228,7 @@ export class WebhookDeliveriesRepository {
       this.record.affected(manager, {
         ...outcome,
         lastError: storableError(outcome.lastError),
+        finishedAt: outcome.state === 'pending' ? null : Date.now(),
         id,
         leaseOwner,
         attempts,
@@ -252,6 +261,7 @@ export class WebhookDeliveriesRepository {
       {
         state: 'failed',
         nextAttemptAt: null,
+        finishedAt: Date.now(),
         leaseOwner: null,
         leaseUntil: null,
         lastError: reason,
@@ -314,6 +324,34 @@ export class WebhookDeliveriesRepository {
         { subscriptionId, state: 'failed', createdAt: MoreThanOrEqual(since) },
         AGAIN(now),
       );
+      return result.affected ?? 0;
+    });
+  }
+
+  /**
+   * Deletes up to `batch` deliveries that finished (delivered or failed)
+   * before `cutoff`, in one statement; returns how many. A row an older
+   * instance finished has no finish time and counts from its creation (which
+   * is earlier). A pending row never goes: the condition is repeated outside
+   * the subquery, so a delivery sent again meanwhile (pending once more) stays.
+   */
+  async deleteFinishedBefore(cutoff: number, batch: number): Promise<number> {
+    const finished = `state IN ('delivered', 'failed') AND (finished_at < :cutoff OR (finished_at IS NULL AND created_at < :cutoff))`;
+    const old = this.deliveries
+      .createQueryBuilder('old')
+      .select('old.id')
+      // Unqualified columns name the subquery's own rows.
+      .where(finished)
+      .limit(batch);
+    return this.transactions.write(async (manager) => {
+      const result = await manager
+        .createQueryBuilder()
+        .delete()
+        .from(WebhookDelivery)
+        .where(`id IN (${old.getQuery()})`)
+        .andWhere(finished)
+        .setParameters({ cutoff })
+        .execute();
       return result.affected ?? 0;
     });
   }

@@ -13,6 +13,7 @@ export type DeliveryState = 'pending' | 'delivered' | 'failed';
 @Entity({ name: 'webhook_deliveries' })
 @Index('webhook_deliveries_due', ['state', 'nextAttemptAt'])
 @Index('webhook_deliveries_subscription', ['subscriptionId', 'createdAt'])
+@Index('webhook_deliveries_finished', ['finishedAt'])
 export class WebhookDelivery {
   /** The event id, sent as webhook-id. */
   @PrimaryColumn({ type: 'varchar', length: 40 })
@@ -53,6 +54,13 @@ export class WebhookDelivery {
 
   @Column({ name: 'created_at', type: 'bigint', transformer: unixMillis })
   createdAt!: number;
+
+  /**
+   * When it was delivered or failed (null while pending, and on rows an older
+   * instance finished): retention deletes it WEBHOOK_RETENTION later.
+   */
+  @Column({ name: 'finished_at', type: 'bigint', nullable: true, transformer: unixMillis })
+  finishedAt!: number | null;
 
   /** The W3C traceparent of the create that wrote the row, when traced: the delivery's spans link to it. */
   @Column({ name: 'trace_parent', type: 'varchar', length: 55, nullable: true })

@@ -1,12 +1,14 @@
 import { Module } from '@nestjs/common';
 import { HostResolver } from './host-resolver.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
+import { WebhookRetention } from './webhook-retention.js';
 import { WebhookSender } from './webhook-sender.js';
 import { WebhookSettings } from './webhook-settings.js';
 import { WebhookStorageModule } from './webhook-storage.module.js';
 
 /**
- * Sends the events in the outbox: loaded by instances whose APP_ROLE is
+ * Sends the events in the outbox and deletes finished ones after
+ * WEBHOOK_RETENTION: loaded by instances whose APP_ROLE is
  * `all` or `worker` (see app.module.ts).
  */
 @Module({
@@ -19,6 +21,7 @@ import { WebhookStorageModule } from './webhook-storage.module.js';
         new WebhookSender(settings, resolver),
     },
     WebhookDispatcher,
+    WebhookRetention,
   ],
 })
 export class WebhookDispatchModule {}

@@ -9,7 +9,7 @@ import { OutboxSignal } from '../database/outbox-signal.js';
 import { Transactions } from '../database/transactions.js';
 import { WebhookMetrics } from '../metrics/webhook-metrics.js';
 import { inClientSpan } from '../tracing/trace-hooks.js';
-import { withJitter } from './retry-schedule.js';
+import { nextWait, retryAfterMs, withJitter } from './retry-schedule.js';
 import {
   type AttemptRecord,
   type ClaimedDelivery,
@@ -27,7 +27,7 @@ const SHUTDOWN_GRACE_MS = 5000;
  * WebhookDeliveriesRepository), sends them with at most `concurrency` in
  * flight, and records each attempt: delivered on a 2xx, the subscription
  * disabled on a 410, otherwise a retry after the next wait of the schedule
- * (with jitter), or failed once the schedule is spent. It polls, and a
+ * (with jitter, or the receiver's later Retry-After), or failed once the schedule is spent. It polls, and a
  * local create wakes it at once (OutboxSignal).
  */
 @Injectable()
@@ -210,7 +210,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
         record: { state: 'failed', lastStatus, lastError, nextAttemptAt: null },
       };
     }
-    const nextAttemptAt = Date.now() + withJitter(wait);
+    const now = Date.now();
+    // A 429/503 may ask for a longer back-off (Retry-After); the sender keeps it only for those.
+    const asked = result.status === undefined ? undefined : retryAfterMs(result.retryAfter, now);
+    const nextAttemptAt = now + nextWait(withJitter(wait), asked, this.settings.longestRetryWaitMs);
     return { kind: 'retry', record: { state: 'pending', lastStatus, lastError, nextAttemptAt } };
   }
 

@@ -22,7 +22,10 @@ export interface OutgoingEvent {
 
 /** What came of one attempt: the receiver's status, or why there was none. */
 export type AttemptResult =
-  { status: number; excerpt: string } | { status?: undefined; error: string };
+  { status: number; excerpt: string; retryAfter?: string } | { status?: undefined; error: string };
+
+/** What the receiver answered: its status, an excerpt, and the back-off it asks for. */
+type ReceiverAnswer = { status: number; excerpt: string; retryAfter?: string };
 
 /** Bytes of a receiver's answer read at most; the rest is discarded unread. */
 const EXCERPT_BYTES = 512;
@@ -61,7 +64,7 @@ export class WebhookSender {
       const address = await this.checkedAddress(url);
       const timestamp = Math.floor(Date.now() / 1000);
       const response = await this.post(url, address, event, timestamp, signal);
-      return { status: response.status, excerpt: response.excerpt };
+      return response;
     } catch (error) {
       if (error instanceof RefusedTarget) return { error: `refused: ${error.message}` };
       if (timeout.aborted) return { error: `no answer within ${this.options.timeoutMs} ms` };
@@ -96,7 +99,7 @@ export class WebhookSender {
     event: OutgoingEvent,
     timestamp: number,
     signal: AbortSignal,
-  ): Promise<{ status: number; excerpt: string }> {
+  ): Promise<ReceiverAnswer> {
     const hostname = hostOf(url);
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
@@ -136,13 +139,17 @@ export class WebhookSender {
   }
 }
 
-function readExcerpt(response: IncomingMessage): Promise<{ status: number; excerpt: string }> {
+function readExcerpt(response: IncomingMessage): Promise<ReceiverAnswer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const done = () => {
       const text = Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8');
-      resolve({ status: response.statusCode ?? 0, excerpt: sanitiseExcerpt(text) });
+      const status = response.statusCode ?? 0;
+      // Only where HTTP gives it a meaning for a retry (Too Many Requests, Service Unavailable).
+      const retryAfter =
+        status === 429 || status === 503 ? response.headers['retry-after'] : undefined;
+      resolve({ status, excerpt: sanitiseExcerpt(text), retryAfter });
     };
     response.on('data', (chunk: Buffer) => {
       if (size >= EXCERPT_BYTES) return;

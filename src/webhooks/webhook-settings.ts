@@ -17,7 +17,14 @@ export class WebhookSettings {
     readonly maxSubscriptions: number,
     /** How long a rotated-out secret still signs deliveries. */
     readonly secretOverlapMs: number,
+    /** How long a finished (delivered or failed) delivery is kept. */
+    readonly retentionMs: number,
   ) {}
+
+  /** The schedule's longest wait: the most a receiver's Retry-After holds a delivery back. */
+  get longestRetryWaitMs(): number {
+    return Math.max(...this.retrySchedule);
+  }
 
   static fromConfig(config: ConfigService<Environment, true>): WebhookSettings {
     const get = <K extends keyof Environment>(key: K): Environment[K] =>
@@ -34,6 +41,7 @@ export class WebhookSettings {
       Math.max(get('WEBHOOK_LEASE_MS'), timeoutMs + 1000),
       get('WEBHOOK_MAX_SUBSCRIPTIONS'),
       parseDuration(get('WEBHOOK_SECRET_OVERLAP')),
+      parseDuration(get('WEBHOOK_RETENTION')),
     );
   }
 }

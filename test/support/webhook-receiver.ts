@@ -10,8 +10,14 @@ export interface ReceivedWebhook {
   at: number;
 }
 
+/** A status with headers of its own (e.g. Retry-After). */
+export interface AnswerWithHeaders {
+  status: number;
+  headers: Record<string, string>;
+}
+
 /** How the receiver answers its n-th request (1-based): a status, or 'hang' (never answer). */
-export type Answer = (n: number, received: ReceivedWebhook) => number | 'hang';
+export type Answer = (n: number, received: ReceivedWebhook) => number | AnswerWithHeaders | 'hang';
 
 export interface WebhookReceiver {
   url: string;
@@ -39,9 +45,14 @@ export async function startReceiver(answer: Answer = () => 200): Promise<Webhook
         at: Date.now(),
       };
       received.push(entry);
-      const status = receiver.answer(received.length, entry);
-      if (status === 'hang') hanging.push(response);
-      else response.writeHead(status, { 'content-type': 'text/plain' }).end(`answer ${status}`);
+      const answer = receiver.answer(received.length, entry);
+      if (answer === 'hang') hanging.push(response);
+      else {
+        const { status, headers } = typeof answer === 'number' ? { status: answer } : answer;
+        response
+          .writeHead(status, { 'content-type': 'text/plain', ...headers })
+          .end(`answer ${status}`);
+      }
       for (const wake of waiters) wake();
     });
   });

@@ -17,7 +17,9 @@ import {
  * create with 0, 1 and 20 subscriptions (sequential creates, milliseconds),
  * and the latency of another owner's GET /plants?limit=1, asked in a loop
  * while the first owner sends bursts of 10 concurrent creates and the
- * dispatcher delivers their 200 events.
+ * dispatcher delivers their 200 events. With each list figure, the service's
+ * own CPU time and its longest event-loop delay over those bursts (from
+ * /metrics), which other processes on the machine disturb less than latencies.
  */
 const CREATES_PER_STEP = 40;
 const BURSTS = 5;
@@ -27,6 +29,16 @@ const percentile = (values: number[], p: number): number => {
   return Number(
     sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)].toFixed(1),
   );
+};
+
+/** The service's CPU seconds and the longest event-loop delay since the previous scrape. */
+const scrape = async (serviceUrl: string): Promise<{ cpuSeconds: number; lagMaxMs: number }> => {
+  const text = await (await fetch(`${serviceUrl}/metrics`)).text();
+  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)![1]);
+  return {
+    cpuSeconds: value('process_cpu_seconds_total'),
+    lagMaxMs: Math.round(value('nodejs_eventloop_lag_max_seconds') * 1000),
+  };
 };
 
 describe.skipIf(!process.env.WEBHOOK_FANOUT).each(databaseKinds())(
@@ -61,8 +73,15 @@ describe.skipIf(!process.env.WEBHOOK_FANOUT).each(databaseKinds())(
       return percentile(times, 50);
     };
 
-    /** Latencies of the other owner's GET /plants?limit=1, asked in a loop during BURSTS runs of `load`. */
-    const listLatenciesDuring = async (load: () => Promise<unknown>): Promise<number[]> => {
+    /**
+     * Latencies of the other owner's GET /plants?limit=1, asked in a loop
+     * during BURSTS runs of `load`; the service's CPU milliseconds and its
+     * longest event-loop delay meanwhile.
+     */
+    const listLatenciesDuring = async (
+      load: () => Promise<unknown>,
+    ): Promise<{ latencies: number[]; cpuMs: number; lagMaxMs: number }> => {
+      const before = await scrape(run.current.service.url);
       const latencies: number[] = [];
       for (let burst = 0; burst < BURSTS; burst++) {
         let done = false;
@@ -81,7 +100,9 @@ describe.skipIf(!process.env.WEBHOOK_FANOUT).each(databaseKinds())(
         done = true;
         await lister;
       }
-      return latencies;
+      const after = await scrape(run.current.service.url);
+      const cpuMs = Math.round((after.cpuSeconds - before.cpuSeconds) * 1000);
+      return { latencies, cpuMs, lagMaxMs: after.lagMaxMs };
     };
 
     it("keeps a create cheap and another owner's list fast with 20 subscriptions", async () => {
@@ -108,7 +129,7 @@ describe.skipIf(!process.env.WEBHOOK_FANOUT).each(databaseKinds())(
         createPlants([run.current.service.url], otherToken, ids(10), 10),
       );
       let events = run.current.receiver.received.length;
-      const latencies = await listLatenciesDuring(async () => {
+      const fanOut = await listLatenciesDuring(async () => {
         await createPlants([run.current.service.url], FAN_OUT_TOKEN, ids(10), 10);
         events += 200;
         await eventually(
@@ -117,10 +138,15 @@ describe.skipIf(!process.env.WEBHOOK_FANOUT).each(databaseKinds())(
           120_000,
         );
       });
+      const latencies = fanOut.latencies;
       const report = {
         kind,
         createMedianMsBySubscriptions: cost,
-        listP99MsWithoutFanOut: percentile(baseline, 99),
+        listP99MsWithoutFanOut: percentile(baseline.latencies, 99),
+        serviceCpuMsWithoutFanOut: baseline.cpuMs,
+        eventLoopLagMaxMsWithoutFanOut: baseline.lagMaxMs,
+        serviceCpuMsWithFanOut: fanOut.cpuMs,
+        eventLoopLagMaxMsWithFanOut: fanOut.lagMaxMs,
         otherOwnerListSamples: latencies.length,
         otherOwnerListP50Ms: percentile(latencies, 50),
         otherOwnerListP99Ms: percentile(latencies, 99),

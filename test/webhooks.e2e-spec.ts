@@ -177,6 +177,32 @@ describe.each(databaseKinds())('plant-created webhooks on %s', (kind) => {
     expect(await alice.hooks.deliveries(alice.subscription.id)).toHaveLength(1);
   });
 
+  it("sends every plant to each of the owner's subscriptions once, each recorded delivered", async () => {
+    const local = await startReceiver(() => 204);
+    receivers.push(local);
+    const { auth } = await t.current.newCaller();
+    const hooks = webhooksClient(t.current, auth);
+    const subscriptions = [];
+    for (let s = 0; s < 5; s++) subscriptions.push(await hooks.subscribe(`${local.url}?s=${s}`));
+    const plants = [20, 21, 22, 23, 24, 25];
+    // Concurrent creates: their deliveries end together and are recorded together.
+    await Promise.all(plants.map((id) => hooks.createPlant(`{"id":${id},"name":"Plant ${id}"}`)));
+    await local.waitFor(subscriptions.length * plants.length);
+    for (const subscription of subscriptions) {
+      const deliveries = await hooks.waitForDeliveries(
+        subscription.id,
+        (list) => list.length === plants.length && list.every((d) => d.state === 'delivered'),
+      );
+      expect(deliveries.map((d) => d.attempts)).toEqual(plants.map(() => 1));
+    }
+    const sent = local.received.map((r) => `${r.path} ${r.body}`).sort();
+    const expected = subscriptions.flatMap((_, s) =>
+      plants.map((id) => `/hooks?s=${s} {"id":${id},"name":"Plant ${id}"}`),
+    );
+    expect(sent).toEqual(expected.sort());
+    expect(new Set(local.received.map((r) => r.headers['webhook-id'])).size).toBe(sent.length);
+  });
+
   it('drops the events of a deleted subscription', async () => {
     const { local, hooks, subscription, auth } = await subscribed(() => 500);
     await hooks.createPlant('{"id":8,"name":"Mint"}');

@@ -64,4 +64,20 @@ describe('Transactions on SQLite', () => {
     ]);
     expect(await names()).toEqual(['a', 'c', 'd']);
   });
+
+  it('lets the event loop serve what waits (a request, a timer) between two turns', async () => {
+    const order: string[] = [];
+    const first = transactions.write(async (manager) => {
+      await manager.query("INSERT INTO t VALUES ('first')");
+      // Arrives while the first turn runs, as a request would.
+      setImmediate(() => order.push('waiting callback'));
+      order.push('first turn');
+    });
+    const second = transactions.write(async (manager) => {
+      await manager.query("INSERT INTO t VALUES ('second')");
+      order.push('second turn');
+    });
+    await Promise.all([first, second]);
+    expect(order).toEqual(['first turn', 'waiting callback', 'second turn']);
+  });
 });

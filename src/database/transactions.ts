@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
+import { nextMacrotask } from './next-macrotask.js';
 
 /**
  * How repositories change data: in a transaction (`run`) or as one statement
@@ -38,7 +39,10 @@ export class Transactions {
   }
 
   private inTurn<T>(work: () => Promise<T>): Promise<T> {
-    const result = this.tail.then(work);
+    // better-sqlite3 runs each statement, and each commit's fsync, on the event
+    // loop; turns chained by promises alone would run back to back without
+    // letting a request in between. Each turn starts in a macrotask of its own.
+    const result = this.tail.then(nextMacrotask).then(work);
     this.tail = result.catch(() => undefined);
     return result;
   }

@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { WriteBatch } from './write-batch.js';
+
+/** A writer that records what it was asked to write, and can be held open or made to fail. */
+class Recorder {
+  readonly calls: string[][] = [];
+  failOn: string | undefined;
+  private gate = Promise.resolve();
+  private release = (): void => {};
+  readonly batch = new WriteBatch<string, string>(
+    async (items) => {
+      this.calls.push(items);
+      await this.gate;
+      if (this.failOn !== undefined && items.includes(this.failOn)) {
+        throw new Error(`cannot write ${this.failOn}`);
+      }
+      return items.map((item) => `${item} written with ${items.length}`);
+    },
+    async (item) => {
+      this.calls.push([item]);
+      if (item === this.failOn) throw new Error(`cannot write ${item}`);
+      return `${item} written alone`;
+    },
+  );
+
+  /** The next batches wait until `open()`. */
+  hold(): void {
+    this.gate = new Promise((resolve) => (this.release = resolve));
+  }
+
+  open(): void {
+    this.release();
+  }
+}
+
+describe('WriteBatch', () => {
+  it('writes what callers ask for in the same turn of the event loop together, each getting its own result', async () => {
+    const writer = new Recorder();
+    const results = await Promise.all(['a', 'b', 'c'].map((item) => writer.batch.add(item)));
+    expect(results).toEqual(['a written with 3', 'b written with 3', 'c written with 3']);
+    expect(writer.calls).toEqual([['a', 'b', 'c']]);
+  });
+
+  it('writes one item alone, and what is asked for during a batch in the next one', async () => {
+    const writer = new Recorder();
+    writer.hold();
+    const first = [writer.batch.add('a'), writer.batch.add('b')];
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const during = [writer.batch.add('c'), writer.batch.add('d')];
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    // One batch at a time: c and d wait for a and b.
+    expect(writer.calls).toEqual([['a', 'b']]);
+    writer.open();
+    expect(await Promise.all([...first, ...during])).toEqual([
+      'a written with 2',
+      'b written with 2',
+      'c written with 2',
+      'd written with 2',
+    ]);
+    expect(await writer.batch.add('e')).toBe('e written alone');
+    expect(writer.calls).toEqual([['a', 'b'], ['c', 'd'], ['e']]);
+  });
+
+  it('writes a failed batch again item by item: only the item at fault fails', async () => {
+    const writer = new Recorder();
+    writer.failOn = 'b';
+    const results = await Promise.allSettled(['a', 'b', 'c'].map((item) => writer.batch.add(item)));
+    expect(results).toEqual([
+      { status: 'fulfilled', value: 'a written alone' },
+      { status: 'rejected', reason: new Error('cannot write b') },
+      { status: 'fulfilled', value: 'c written alone' },
+    ]);
+    expect(writer.calls).toEqual([['a', 'b', 'c'], ['a'], ['b'], ['c']]);
+    // The batch goes on after a failure.
+    expect(await Promise.all([writer.batch.add('d'), writer.batch.add('e')])).toEqual([
+      'd written with 2',
+      'e written with 2',
+    ]);
+  });
+});

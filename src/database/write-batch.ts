@@ -1,0 +1,65 @@
+import { nextMacrotask } from './next-macrotask.js';
+
+interface Queued<Item, Result> {
+  item: Item;
+  resolve: (result: Result) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Writes that callers ask for one at a time, made together: one batch at a
+ * time, of every item asked for since the previous batch started, so that
+ * many small writes share one transaction (on SQLite one commit, one fsync,
+ * instead of one each). Each caller gets its own item's result.
+ *
+ * `writeAll` writes a batch in one transaction and returns a result per
+ * item, in order; `writeOne` writes an item alone. A batch of one is written
+ * alone; a batch that fails is written again one item at a time, so that an
+ * item that cannot be written fails only its own caller.
+ */
+export class WriteBatch<Item, Result> {
+  private queued: Queued<Item, Result>[] = [];
+  private draining = false;
+
+  constructor(
+    private readonly writeAll: (items: Item[]) => Promise<Result[]>,
+    private readonly writeOne: (item: Item) => Promise<Result>,
+  ) {}
+
+  /** Resolves with the item's result once the batch it joined is written. */
+  add(item: Item): Promise<Result> {
+    return new Promise((resolve, reject) => {
+      this.queued.push({ item, resolve, reject });
+      if (!this.draining) {
+        this.draining = true;
+        void this.drain();
+      }
+    });
+  }
+
+  private async drain(): Promise<void> {
+    // Callers whose answers arrived in the same turn of the event loop join the first batch.
+    await nextMacrotask();
+    while (this.queued.length > 0) {
+      const batch = this.queued;
+      this.queued = [];
+      await this.write(batch);
+    }
+    this.draining = false;
+  }
+
+  private async write(batch: Queued<Item, Result>[]): Promise<void> {
+    if (batch.length > 1) {
+      try {
+        const results = await this.writeAll(batch.map(({ item }) => item));
+        batch.forEach(({ resolve }, index) => resolve(results[index]));
+        return;
+      } catch {
+        // Written again one by one below: only the item at fault fails.
+      }
+    }
+    for (const { item, resolve, reject } of batch) {
+      await this.writeOne(item).then(resolve, reject);
+    }
+  }
+}

@@ -8,6 +8,12 @@ import { TypeOrmNestLogger } from './typeorm-logger.js';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
 
+/**
+ * SQLite's commits: with the WAL journal, FULL fsyncs each commit before the
+ * answer, so an acknowledged write survives a process crash and a power loss.
+ */
+export const SQLITE_SYNCHRONOUS = 'FULL';
+
 function databaseKind(url: string): DatabaseKind {
   return url.startsWith('sqlite:') ? 'sqlite' : 'postgres';
 }
@@ -53,9 +59,7 @@ export function dataSourceOptions(
       // process (the token CLI, a second instance) to release the lock.
       timeout: env.DB_STATEMENT_TIMEOUT_MS,
       prepareDatabase: (db: { pragma(sql: string): unknown }) => {
-        // WAL with synchronous=FULL: a commit is fsync'ed before the answer,
-        // so an acknowledged write survives a process crash and a power loss.
-        db.pragma('synchronous = FULL');
+        db.pragma(`synchronous = ${SQLITE_SYNCHRONOUS}`);
       },
     };
   }

@@ -65,6 +65,32 @@ describe('Transactions on SQLite', () => {
     expect(await names()).toEqual(['a', 'c', 'd']);
   });
 
+  it('commits an unsynced transaction without waiting for the disk, and every other one with FULL again', async () => {
+    const synchronous = async () =>
+      (await dataSource.query<{ synchronous: number }[]>('PRAGMA synchronous'))[0].synchronous;
+    const FULL = 2;
+    const NORMAL = 1;
+    expect(await synchronous()).toBe(FULL);
+    const during = await transactions.runUnsynced(async (manager) => {
+      await manager.query("INSERT INTO t VALUES ('unsynced')");
+      return synchronous();
+    });
+    expect(during).toBe(NORMAL);
+    expect(await synchronous()).toBe(FULL);
+    // Also after a failure, and a write queued behind it commits with FULL.
+    const failing = transactions.runUnsynced(async (manager) => {
+      await manager.query("INSERT INTO t VALUES ('rolled back')");
+      throw new Error('rolled back');
+    });
+    const after = transactions.write(async (manager) => {
+      await manager.query("INSERT INTO t VALUES ('synced')");
+      return synchronous();
+    });
+    await expect(failing).rejects.toThrow('rolled back');
+    expect(await after).toBe(FULL);
+    expect(await names()).toEqual(['synced', 'unsynced']);
+  });
+
   it('lets the event loop serve what waits (a request, a timer) between two turns', async () => {
     const order: string[] = [];
     const first = transactions.write(async (manager) => {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
+import { SQLITE_SYNCHRONOUS } from './data-source-options.js';
 import { nextMacrotask } from './next-macrotask.js';
 
 /**
@@ -30,6 +31,33 @@ export class Transactions {
   run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     const transaction = () => this.dataSource.transaction(work);
     return this.sqlite ? this.inTurn(transaction) : transaction();
+  }
+
+  /**
+   * Like `run`, for a change whose loss costs only doing it again, as the
+   * webhook outbox's claims and attempt records (at least once: a lost record
+   * means the event is sent again): the commit does not wait for the disk.
+   * A crash of the process keeps it; a power loss or an OS crash may undo it
+   * (and what came after it, up to the next commit that waited). On SQLite
+   * the fsync it saves would otherwise block the event loop: the commit runs
+   * with `synchronous = NORMAL`, in the same turn as setting it back. On
+   * PostgreSQL, `SET LOCAL synchronous_commit = off` for this transaction.
+   */
+  runUnsynced<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    if (!this.sqlite) {
+      return this.dataSource.transaction(async (manager) => {
+        await manager.query('SET LOCAL synchronous_commit = off');
+        return work(manager);
+      });
+    }
+    return this.inTurn(async () => {
+      await this.dataSource.query('PRAGMA synchronous = NORMAL');
+      try {
+        return await this.dataSource.transaction(work);
+      } finally {
+        await this.dataSource.query(`PRAGMA synchronous = ${SQLITE_SYNCHRONOUS}`);
+      }
+    });
   }
 
   /** Runs one write outside any transaction but its own. */

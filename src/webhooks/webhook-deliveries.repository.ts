@@ -133,12 +133,12 @@ export class WebhookDeliveriesRepository {
       (await this.record.affected(manager, values)) > 0;
     this.attempts = new WriteBatch(
       (batch) =>
-        this.transactions.run(async (manager) => {
+        this.transactions.runUnsynced(async (manager) => {
           const results: boolean[] = [];
           for (const values of batch) results.push(await held(manager, values));
           return results;
         }),
-      (values) => this.transactions.write((manager) => held(manager, values)),
+      (values) => this.transactions.runUnsynced((manager) => held(manager, values)),
     );
   }
 
@@ -179,7 +179,7 @@ export class WebhookDeliveriesRepository {
         now,
       });
     }
-    return this.transactions.run(async (manager) => {
+    return this.transactions.runUnsynced(async (manager) => {
       const claimed = await this.due(manager.createQueryBuilder(WebhookDelivery, 'd'), limit)
         .select(['d.id', 'd.subscriptionId', 'd.payload', 'd.attempts', 'd.traceParent'])
         .setParameters({ now })

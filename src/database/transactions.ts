@@ -36,20 +36,15 @@ export class Transactions {
   /**
    * Like `run`, for a change whose loss costs only doing it again, as the
    * webhook outbox's claims and attempt records (at least once: a lost record
-   * means the event is sent again): the commit does not wait for the disk.
-   * A crash of the process keeps it; a power loss or an OS crash may undo it
-   * (and what came after it, up to the next commit that waited). On SQLite
-   * the fsync it saves would otherwise block the event loop: the commit runs
-   * with `synchronous = NORMAL`, in the same turn as setting it back. On
-   * PostgreSQL, `SET LOCAL synchronous_commit = off` for this transaction.
+   * means the event is sent again). On SQLite the commit does not wait for the
+   * disk, whose fsync would block the event loop: it runs with
+   * `synchronous = NORMAL`, set back in the same turn. A crash of the process
+   * keeps it; a power loss or an OS crash may undo it (and what came after
+   * it, up to the next commit that waited). On PostgreSQL, where a commit
+   * does not block the event loop, it is `run`.
    */
   runUnsynced<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    if (!this.sqlite) {
-      return this.dataSource.transaction(async (manager) => {
-        await manager.query('SET LOCAL synchronous_commit = off');
-        return work(manager);
-      });
-    }
+    if (!this.sqlite) return this.run(work);
     return this.inTurn(async () => {
       await this.dataSource.query('PRAGMA synchronous = NORMAL');
       try {

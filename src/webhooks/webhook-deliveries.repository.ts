@@ -93,7 +93,7 @@ export class WebhookDeliveriesRepository {
   private readonly postgres: boolean;
   private readonly enqueueOfOwner: CompiledQuery<'owner' | 'payload' | 'now' | 'traceParent'>;
   private readonly record: CompiledQuery<RecordSlot>;
-  /** Attempts recorded together (see recordAttempt). */
+  /** Attempts recorded together on SQLite (see recordAttempt). */
   private readonly attempts: WriteBatch<Record<RecordSlot, unknown>, boolean>;
   /** PostgreSQL's one-statement claim, by how many it takes. */
   private readonly claims = new Map<number, CompiledQuery<'leaseOwner' | 'leaseUntil' | 'now'>>();
@@ -129,17 +129,23 @@ export class WebhookDeliveriesRepository {
           slots('id', 'leaseOwner'),
         ),
     );
-    const held = async (manager: EntityManager, values: Record<RecordSlot, unknown>) =>
-      (await this.record.affected(manager, values)) > 0;
     this.attempts = new WriteBatch(
       (batch) =>
         this.transactions.runUnsynced(async (manager) => {
           const results: boolean[] = [];
-          for (const values of batch) results.push(await held(manager, values));
+          for (const values of batch) results.push(await this.held(manager, values));
           return results;
         }),
-      (values) => this.transactions.runUnsynced((manager) => held(manager, values)),
+      (values) => this.transactions.runUnsynced((manager) => this.held(manager, values)),
     );
+  }
+
+  /** Records one attempt on `manager`; whether this instance still held the delivery. */
+  private async held(
+    manager: EntityManager,
+    values: Record<RecordSlot, unknown>,
+  ): Promise<boolean> {
+    return (await this.record.affected(manager, values)) > 0;
   }
 
   /**
@@ -233,10 +239,11 @@ export class WebhookDeliveriesRepository {
   /**
    * Records an attempt of a delivery this instance holds; false when it no
    * longer holds it (its lease expired and another instance took over).
-   * Attempts that end meanwhile are recorded together, one UPDATE each in one
-   * transaction: on SQLite one commit (and fsync, on the event loop) for a
-   * batch of deliveries rather than one per delivery. Each UPDATE still
-   * checks its own lease.
+   * On SQLite, attempts that end meanwhile are recorded together, one UPDATE
+   * each in one unsynced transaction (Transactions.runUnsynced): one commit on
+   * the event loop for a batch of deliveries rather than one fsync'ed commit
+   * per delivery. Each UPDATE still checks its own lease. On PostgreSQL each
+   * is one statement of its own, on a pooled connection, side by side.
    */
   recordAttempt(
     id: string,
@@ -244,14 +251,16 @@ export class WebhookDeliveriesRepository {
     attempts: number,
     outcome: AttemptRecord,
   ): Promise<boolean> {
-    return this.attempts.add({
+    const values = {
       ...outcome,
       lastError: storableError(outcome.lastError),
       finishedAt: outcome.state === 'pending' ? null : Date.now(),
       id,
       leaseOwner,
       attempts,
-    });
+    };
+    if (this.postgres) return this.transactions.write((manager) => this.held(manager, values));
+    return this.attempts.add(values);
   }
 
   /** Gives a claimed delivery back unattempted (shutdown), for any instance to take at once. */

@@ -9,7 +9,7 @@ interface Queued<Item, Result> {
 /**
  * Writes that callers ask for one at a time, made together: one batch at a
  * time, of every item asked for since the previous batch started, so that
- * many small writes share one transaction (on SQLite one commit, one fsync,
+ * many small writes share one transaction (on SQLite one commit on the event loop,
  * instead of one each). Each caller gets its own item's result.
  *
  * `writeAll` writes a batch in one transaction and returns a result per

@@ -22,7 +22,8 @@ export interface ListPlantsQuery {
  *
  * A parse pipe, as Nest's ParseIntPipe is, rather than a class-validator DTO:
  * for one integer, class-transformer and class-validator cost about a tenth of
- * a list request's CPU time (BENCHMARKS.md history). Request bodies stay DTOs.
+ * a list request's CPU time (BENCHMARKS.md's git history). Request bodies stay
+ * DTOs.
  */
 @Injectable()
 export class ParseListPlantsQueryPipe implements PipeTransform<unknown, ListPlantsQuery> {

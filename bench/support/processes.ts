@@ -10,7 +10,7 @@ import {
 } from 'node:fs';
 import module from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { request } from 'node:http';
 import { type AddressInfo, createServer } from 'node:net';
 
@@ -87,7 +87,7 @@ function compileCacheOf(
   env: Record<string, string>,
   nodeArgs: string[],
 ): Record<string, string> {
-  if (script !== SERVICE_ENTRY || !COMPILE_CACHE_SUPPORTED) return {};
+  if (resolve(script) !== resolve(SERVICE_ENTRY) || !COMPILE_CACHE_SUPPORTED) return {};
   const args = [...RUNTIME_NODE_ARGS, ...nodeArgs, script];
   const key = args.join(' ');
   let dir = compileCaches.get(key);

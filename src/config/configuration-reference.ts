@@ -16,8 +16,9 @@ const INTRO = `# Configuration
 
 The service takes its settings from environment variables, read and checked once at start-up by
 src/config/. It also reads a \`.env\` file in its working directory, if there is one (\`.env.example\`
-is a template); a variable set in the real environment wins over the file. Every variable is
-optional: unset (or, for the optional ones, empty), it takes its default.
+is a template); a variable set in the real environment wins over the file. Every variable may be
+left unset, and then takes its default; only \`AUTH_JWT_AUDIENCE\` is required, once
+\`AUTH_JWT_ISSUER\` is set.
 
 A value a variable does not allow stops start-up: the service writes one line per bad variable,
 naming the variable, what is wrong with the value and what is allowed, then exits with code 1:

@@ -173,7 +173,7 @@ export const TrustProxyVariable = (): PropertyDecorator =>
     Transform(toTrustProxy),
     variableRule(
       {
-        type: 'trust',
+        type: 'proxies',
         allowed:
           'true, false, a hop count from 0 to 100, or a comma-separated list of proxy addresses ' +
           'or CIDRs such as 10.0.0.0/8,127.0.0.1',

@@ -38,7 +38,8 @@ export type LogLevelName = (typeof LOG_LEVELS)[number];
  * gives its type), and its default (the initialiser). load-environment.ts
  * reads process.env once and validates it into this class; inside the app it
  * is read through ConfigService<Environment, true> (see config.module.ts).
- * docs/CONFIGURATION.md is generated from this class: `npm run config:docs`.
+ * docs/CONFIGURATION.md is generated from this class: after adding or
+ * changing a variable, run `npm run config:docs` (and list it in .env.example).
  *
  * Every property has an initialiser, `= undefined` for the optional ones
  * without a default: validation picks the variables to read from the
@@ -62,7 +63,10 @@ export class Environment {
   @OneOfVariable(APP_ROLES)
   APP_ROLE: AppRole = 'all';
 
-  @Variable('Process', 'Least severe level logged; logs are JSON lines on stdout.')
+  @Variable(
+    'Process',
+    'Least severe level logged (JSON lines on stdout, pretty-printed in development).',
+  )
   @OneOfVariable(LOG_LEVELS)
   LOG_LEVEL: LogLevelName = 'info';
 

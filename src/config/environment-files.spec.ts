@@ -14,6 +14,7 @@ const OTHERS = new Set([
   'POSTGRES_DB',
   'NODE_IMAGE',
   'NODE_OPTIONS',
+  'NODE_COMPILE_CACHE',
 ]);
 
 /** The UPPER_SNAKE_CASE words of a file, the names a deployment file sets or mentions. */

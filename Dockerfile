@@ -53,5 +53,5 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
 # of 1-3) and the old generation fills. Without it a request's objects die young.
 # A V8 flag, which NODE_OPTIONS does not take. See BENCHMARKS.md.
 # --import: the tracing preload, which loads OpenTelemetry only when OTEL_* variables
-# ask for traces (README.md, "Tracing").
+# ask for traces (docs/TRACING.md).
 CMD ["node", "--no-allocation-site-pretenuring", "--import=./dist/tracing/preload.js", "dist/bundle/main.js"]

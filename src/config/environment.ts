@@ -230,7 +230,9 @@ export class Environment {
 
   @Variable(
     'OpenID Connect',
-    'Listing needs the scope `plants:read`, create and delete `plants:write` (JWT callers only).',
+    'When true, a JWT caller needs its scopes: `plants:read` to list and get plants, ' +
+      '`plants:write` to create and delete them, `webhooks:manage` for /webhooks ' +
+      "(an opaque token's own scopes are checked whatever this says).",
   )
   @BooleanVariable()
   AUTH_JWT_REQUIRE_SCOPES = false;

@@ -37,6 +37,25 @@ describe('FairShare', () => {
     expect(share.room().owners).toEqual(new Map([['a', 2]]));
   });
 
+  it('says whether a claim filled a subscription or owner to its cap, as the room stood when asked', () => {
+    const share = new FairShare(6, 2);
+    share.started(a1);
+    const room = share.room();
+    expect(share.filled(room, [])).toBe(false);
+    expect(share.filled(room, [b1])).toBe(false);
+    // a1 had 1 of 2.
+    expect(share.filled(room, [a1])).toBe(true);
+    expect(share.filled(room, [b1, b1])).toBe(true);
+    // Owner a had 1 of 3 (6 / 2): a2 once leaves it below, twice fills it, though a2 has room for 3.
+    const roomy = { ...room, perSubscription: 3 };
+    expect(share.filled(roomy, [a2, b1])).toBe(false);
+    expect(share.filled(roomy, [a2, a2])).toBe(true);
+    // A delivery that finished meanwhile does not change the room the claim was given.
+    share.finished(a1);
+    expect(share.filled(room, [a1])).toBe(true);
+    expect(share.filled(share.room(), [a1])).toBe(false);
+  });
+
   it('says when a finished delivery brings its subscription or owner back under the cap', () => {
     const share = new FairShare(4, 2);
     share.started(a1);

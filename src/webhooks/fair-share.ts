@@ -51,12 +51,29 @@ export class FairShare {
     return subscription === this.perSubscription - 1 || owner === this.perOwner - 1;
   }
 
+  /**
+   * Whether `claimed`, taken with `room`, filled a subscription or owner to
+   * its cap: the claim may have left rows out for it, which the next claim
+   * (without it) may reach. As the room stood when asked, not as it stands
+   * now: a delivery that finished meanwhile must not hide the cut.
+   */
+  filled(room: ClaimRoom, claimed: readonly DeliveryTarget[]): boolean {
+    const subscriptions = new Map(room.subscriptions);
+    const owners = new Map(room.owners);
+    return claimed.some(
+      (target) =>
+        bump(subscriptions, target.subscriptionId, 1) >= room.perSubscription ||
+        bump(owners, target.owner, 1) >= room.perOwner,
+    );
+  }
+
+  /** A snapshot of what is in flight, for one claim. */
   room(): ClaimRoom {
     return {
       perSubscription: this.perSubscription,
       perOwner: this.perOwner,
-      subscriptions: this.subscriptions,
-      owners: this.owners,
+      subscriptions: new Map(this.subscriptions),
+      owners: new Map(this.owners),
     };
   }
 }

@@ -94,9 +94,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
 
   /**
    * Claims and starts due deliveries until none that may start is due, or
-   * concurrency is full and the pass must wait. A claim may take fewer than
-   * it could start (its fair share left rows out): the next claim, without
-   * the subscriptions and owners now at their cap, looks further.
+   * concurrency is full and the pass must wait. A claim that brought a
+   * subscription or owner to its cap may have left rows out for it: the next
+   * claim, without those at their cap, looks further.
    */
   private async pass(): Promise<void> {
     try {
@@ -107,15 +107,17 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
           continue;
         }
         const now = Date.now();
+        const room = this.share.room();
         const claimed = await this.deliveries.claim(
           this.instanceId,
           now,
           now + this.settings.leaseMs,
           free,
-          this.share.room(),
+          room,
         );
         for (const delivery of claimed) this.start(delivery);
-        if (claimed.length === 0) return;
+        // Fewer than asked, and no cap reached: nothing else is due.
+        if (claimed.length < free && !this.share.filled(room, claimed)) return;
       }
     } catch (error) {
       this.logger.error(`claiming deliveries failed: ${(error as Error).message}`);

@@ -55,6 +55,7 @@ describe('validateEnvironment', () => {
       WEBHOOK_ALLOW_PRIVATE_TARGETS: false,
       WEBHOOK_POLL_INTERVAL_MS: 1000,
       WEBHOOK_CONCURRENCY: 16,
+      WEBHOOK_CONCURRENCY_PER_SUBSCRIPTION: 4,
       WEBHOOK_LEASE_MS: 60000,
       WEBHOOK_MAX_SUBSCRIPTIONS: 20,
       WEBHOOK_SECRET_OVERLAP: '24h',
@@ -76,6 +77,19 @@ describe('validateEnvironment', () => {
       expect(() => validateEnvironment({ WEBHOOK_RETRY_SCHEDULE: schedule }), schedule).toThrow(
         /^WEBHOOK_RETRY_SCHEDULE: .* is not in the allowed form; allowed: comma-separated durations/,
       );
+    }
+  });
+
+  it('refuses a per-subscription webhook concurrency that is not a positive integer, naming the variable', () => {
+    expect(
+      validateEnvironment({ WEBHOOK_CONCURRENCY_PER_SUBSCRIPTION: '1' })
+        .WEBHOOK_CONCURRENCY_PER_SUBSCRIPTION,
+    ).toBe(1);
+    for (const value of ['0', '-1', '2.5', 'many', '257']) {
+      expect(
+        () => validateEnvironment({ WEBHOOK_CONCURRENCY_PER_SUBSCRIPTION: value }),
+        value,
+      ).toThrow(/WEBHOOK_CONCURRENCY_PER_SUBSCRIPTION/);
     }
   });
 

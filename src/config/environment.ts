@@ -342,6 +342,15 @@ export class Environment {
 
   @Variable(
     'Webhooks',
+    "Deliveries one instance sends to one subscription at the same time; an owner's " +
+      'subscriptions together hold at most half of WEBHOOK_CONCURRENCY (at least 1), so that ' +
+      'receivers that hang hold up no one else.',
+  )
+  @IntVariable(1, 256)
+  WEBHOOK_CONCURRENCY_PER_SUBSCRIPTION = 4;
+
+  @Variable(
+    'Webhooks',
     'How long a claimed delivery stays with the instance that claimed it; past that, another ' +
       'instance may take it (the first one is presumed dead). Never shorter than ' +
       'WEBHOOK_TIMEOUT_MS plus a second.',

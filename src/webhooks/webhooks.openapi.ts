@@ -32,10 +32,11 @@ import { CreatedWebhookDto, WebhookDto, WebhookSecretDto } from './dto/webhook.d
  * document's `webhooks` section (src/openapi/webhooks-section.ts).
  */
 
+// Ids are UUIDs the service made; anything else names no subscription (a 404 like an unknown one).
 const ID_PARAM = ApiParam({
   name: 'id',
   description: 'The subscription id',
-  schema: { type: 'string', example: '3f1c2a8e-9b7d-4c55-a1e2-6f0d4b8c9e11' },
+  schema: { type: 'string', format: 'uuid', example: '3f1c2a8e-9b7d-4c55-a1e2-6f0d4b8c9e11' },
 });
 
 const NOT_FOUND = ['no webhook subscription with this id'];

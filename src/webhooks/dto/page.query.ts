@@ -1,9 +1,11 @@
 import { BadRequestException } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import {
   CURSOR_RULE,
   type CursorList,
   decodeCursor,
   encodeCursor,
+  nextLink,
 } from '../../http/page-cursor.js';
 import { queryParameters } from '../../validation/query-parameters.js';
 
@@ -54,5 +56,21 @@ export function readPageQuery(
 }
 
 /** The cursor that goes on after `item`. */
-export const cursorAfter = (list: CursorList, item: PagePosition): string =>
+const cursorAfter = (list: CursorList, item: PagePosition): string =>
   encodeCursor(list, `${item.createdAt} ${item.id}`);
+
+/**
+ * Sends the Link header of a page of `list` at `path` when a next page follows
+ * (`next`, the last item shown); none after the last page, nor without a
+ * limit (then the page holds every item).
+ */
+export function linkNextPage(
+  reply: FastifyReply,
+  path: string,
+  list: CursorList,
+  page: { limit?: number; next?: PagePosition },
+): void {
+  if (page.next && page.limit !== undefined) {
+    void reply.header('Link', nextLink(path, page.limit, cursorAfter(list, page.next)));
+  }
+}

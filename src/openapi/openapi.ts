@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { composeSchema } from './compose-schemas.js';
+import { assertSchemaExtends } from './schema-extends.js';
 import { addWebhooksSection, OpenApiWebhooks } from './openapi-webhooks.js';
 import { declarePipelineHeaders } from './response-headers.js';
 import { markPublic } from '../http/public.decorator.js';
@@ -37,7 +37,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     )
     .build();
   const document = SwaggerModule.createDocument(app, config);
-  composeSchema(document, 'NewPlant', 'Plant');
+  assertSchemaExtends(document, 'NewPlant', 'Plant');
   declarePipelineHeaders(document);
   addWebhooksSection(document, app.get(OpenApiWebhooks).webhooks);
   return document;

@@ -27,6 +27,39 @@ describe('OpenAPI document', () => {
     expect(ui.text).toMatch(/swagger-ui/i);
   });
 
+  it('names in its introduction exactly the routes that need no token, as the service serves them', async () => {
+    const doc = await served();
+    const methods = ['get', 'put', 'post', 'delete', 'patch'] as const;
+    const open: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const method of methods) {
+        const operation = item[method];
+        if (operation && (operation.security ?? []).length === 0) open.push(`${method} ${path}`);
+      }
+    }
+    expect(open).toEqual(['get /health/live', 'get /health/ready']);
+    const intro = doc.info.description!;
+    expect(intro).not.toMatch(/every operation requires/i);
+    expect(intro).toContain(
+      'The plants and webhooks operations require a bearer token (bearerAuth).',
+    );
+    const publicRoutes = [
+      '/health/live',
+      '/health/ready',
+      '/docs',
+      '/docs-json',
+      '/docs-yaml',
+      '/metrics',
+    ];
+    for (const path of publicRoutes) {
+      expect(intro).toContain(path);
+      const response = await t.current.http().get(path).redirects(1);
+      expect(response.status, path).toBe(200);
+    }
+    expect((await t.current.http().get('/plants')).status).toBe(401);
+    expect((await t.current.http().get('/webhooks')).status).toBe(401);
+  });
+
   it('declares bearerAuth (HTTP bearer) on every plants operation', async () => {
     const doc = await served();
     expect(doc.components?.securitySchemes?.bearerAuth).toMatchObject({

@@ -7,8 +7,9 @@ import {
   encodeCursor,
   nextLink,
 } from '../../http/page-cursor.js';
-import { queryParameters } from '../../validation/query-parameters.js';
+import { type LimitRange, parseLimit, queryParameters } from '../../validation/query-parameters.js';
 
+/** The most items a page of a webhook list holds. */
 export const PAGE_LIMIT_MAX = 1000;
 
 /**
@@ -27,23 +28,19 @@ export interface PageQuery {
 }
 
 /**
- * Reads `limit` (plain digits from `min` to PAGE_LIMIT_MAX, else `fallback`)
- * and `after` (a cursor of `list`'s next link) from a query; any other
- * parameter is a 400 that names it.
+ * Reads `limit` (plain digits in `range`, else `fallback`) and `after` (a
+ * cursor of `list`'s next link) from a query; any other parameter is a 400
+ * that names it.
  */
 export function readPageQuery(
   query: unknown,
   list: CursorList,
-  { min, fallback }: { min: number; fallback?: number },
+  { range, fallback }: { range: LimitRange; fallback?: number },
 ): PageQuery {
   const { limit, after } = queryParameters(query, 'limit', 'after');
   const page: PageQuery = {};
   if (limit !== undefined) {
-    const value = typeof limit === 'string' && /^\d{1,4}$/.test(limit) ? Number(limit) : NaN;
-    if (!(value >= min && value <= PAGE_LIMIT_MAX)) {
-      throw new BadRequestException(`limit must be an integer from ${min} to ${PAGE_LIMIT_MAX}`);
-    }
-    page.limit = value;
+    page.limit = parseLimit(limit, range);
   } else if (fallback !== undefined) {
     page.limit = fallback;
   }

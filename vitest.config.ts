@@ -34,6 +34,7 @@ function typescriptWithDecoratorMetadata(): Plugin {
 export default defineConfig({
   plugins: [typescriptWithDecoratorMetadata()],
   oxc: false,
+  // The whole suite (`npm test`); vitest.quick.config.ts narrows it for `npm run test:quick`.
   test: {
     include: ['src/**/*.spec.ts', 'test/**/*.e2e-spec.ts'],
     globalSetup: ['test/support/global-setup.ts'],

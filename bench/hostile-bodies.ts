@@ -13,17 +13,23 @@
  *   HOSTILE_SECONDS      each measurement's duration (default 15)
  *   HOSTILE_CONNECTIONS  the list's concurrent connections (default 4)
  *   HOSTILE_SENDERS      clients sending 1 MiB bodies (default 2)
+ *   HOSTILE_SENDERS_NICE the senders' process's niceness (default 0; 19: they
+ *                        take a core only when the service and the measuring
+ *                        client leave one, which shows what of the slowdown is
+ *                        theirs to pay on a 2-core machine that runs all three)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { setPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { spawn } from 'node:child_process';
 import autocannon from 'autocannon';
 import { cpuSecondsOf, SERVICE_ENTRY, startServer } from './support/processes.js';
 
 const SECONDS = Number(process.env.HOSTILE_SECONDS ?? 15);
 const CONNECTIONS = Number(process.env.HOSTILE_CONNECTIONS ?? 4);
 const SENDERS = Number(process.env.HOSTILE_SENDERS ?? 2);
+const SENDERS_NICE = Number(process.env.HOSTILE_SENDERS_NICE ?? 0);
 const TOKEN = 'pst_hostile-bodies-0123456789abcdefghijklmnopqrs';
 const LISTED = 200;
 /** A JSON object of 1 MiB whose last byte makes it invalid. */
@@ -35,10 +41,17 @@ interface Latency {
   requests: number;
   /** CPU seconds the service spent meanwhile. */
   serviceCpu: number;
+  /** CPU seconds this process (autocannon, the measuring client) spent meanwhile. */
+  clientCpu: number;
+}
+
+function cpuTotal(usage: NodeJS.CpuUsage): number {
+  return (usage.user + usage.system) / 1e6;
 }
 
 async function measureList(url: string, pid: number): Promise<Latency> {
   const cpuBefore = cpuSecondsOf(pid);
+  const clientBefore = process.cpuUsage();
   const result = await autocannon({
     url: `${url}/plants?limit=${LISTED}`,
     headers: { authorization: `Bearer ${TOKEN}` },
@@ -53,19 +66,21 @@ async function measureList(url: string, pid: number): Promise<Latency> {
     p99: result.latency.p99,
     requests: result.requests.total,
     serviceCpu: cpuSecondsOf(pid) - cpuBefore,
+    clientCpu: cpuTotal(process.cpuUsage(clientBefore)),
   };
 }
 
 /**
- * The senders, in a thread of their own: sharing autocannon's event loop,
- * they would slow the measuring client rather than the service. Each loops:
- * send the body without a token, wait for the answer, again; until told to
- * stop, then it posts how many answers of each status it got.
+ * The senders, in a process of their own: in this one (even in a worker
+ * thread) their CPU would be counted in the list's latency, measuring the
+ * bench rather than the service. Each loops: send the body without a token,
+ * wait for the answer (or the connection's end), again; until told to stop,
+ * then it posts how many answers of each status it got (0: none, the
+ * connection closed or reset first).
  */
 const SENDER = `
-const { parentPort, workerData } = require('node:worker_threads');
 const { request } = require('node:http');
-const { url, senders, size } = workerData;
+const [url, senders, size] = [process.argv[1], Number(process.argv[2]), Number(process.argv[3])];
 const body = Buffer.alloc(size, 'x');
 body.write('{"id": 1, "name": "', 0);
 body.write('"!', size - 2);
@@ -87,12 +102,49 @@ const loop = async () => {
   }
 };
 const loops = Array.from({ length: senders }, loop);
-parentPort.on('message', async () => {
+process.once('message', async () => {
   stopped = true;
   await Promise.all(loops);
-  parentPort.postMessage(statuses);
+  process.send(statuses, () => process.exit(0));
 });
 `;
+
+/** The senders' process, started; `stop` ends it and gives its answers' statuses and its CPU seconds. */
+function startSenders(url: string): {
+  stop(): Promise<{ statuses: Record<string, number>; cpu: number }>;
+} {
+  const child = spawn(
+    process.execPath,
+    ['-e', SENDER, url, String(SENDERS), String(HOSTILE_BODY_BYTES)],
+    { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+  );
+  if (SENDERS_NICE !== 0) setPriority(child.pid!, SENDERS_NICE);
+  return {
+    stop: async () => {
+      const statuses = new Promise<Record<string, number>>((resolve) =>
+        child.once('message', (message) => resolve(message as Record<string, number>)),
+      );
+      // Read when told to stop: what it spent while the list was measured.
+      const cpu = cpuSecondsOf(child.pid!);
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.send('stop');
+      const result = await statuses;
+      await exited;
+      return { statuses: result, cpu };
+    },
+  };
+}
+
+function total(statuses: Record<string, number>): number {
+  return Object.values(statuses).reduce((sum, count) => sum + count, 0);
+}
+
+/** "n × status" for each status the senders got (0: the connection closed without an answer). */
+function answers(statuses: Record<string, number>): string {
+  return Object.entries(statuses)
+    .map(([status, count]) => `${count} × ${status}`)
+    .join(', ');
+}
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'plant-store-hostile-bodies-'));
@@ -115,26 +167,26 @@ async function main(): Promise<void> {
     const pid = service.child.pid!;
     await measureList(service.url, pid); // warm-up
     const idle = await measureList(service.url, pid);
-    const senders = new Worker(SENDER, {
-      eval: true,
-      workerData: { url: service.url, senders: SENDERS, size: HOSTILE_BODY_BYTES },
-    });
+    const senders = startSenders(service.url);
     const loaded = await measureList(service.url, pid);
-    const statuses = new Promise<Record<string, number>>((resolve) =>
-      senders.once('message', resolve),
-    );
-    senders.postMessage('stop');
-    const answers = Object.entries(await statuses)
-      .map(([status, count]) => `${count} × ${status}`)
-      .join(', ');
-    await senders.terminate();
+    const during = await senders.stop();
+    // The senders alone: what each refused body costs the service, with no list to share its CPU with.
+    const alone = startSenders(service.url);
+    const cpuBefore = cpuSecondsOf(pid);
+    await sleep(SECONDS * 1000);
+    const aloneCpu = cpuSecondsOf(pid) - cpuBefore;
+    const byThemselves = await alone.stop();
+    const refusedAlone = total(byThemselves.statuses);
     console.log(
       [
-        `GET /plants?limit=${LISTED}, ${CONNECTIONS} connections, ${SECONDS} s each:`,
-        `  idle:                                  p50 ${idle.p50} ms, p99 ${idle.p99} ms (${idle.requests} requests, service CPU ${idle.serviceCpu.toFixed(1)} s)`,
-        `  ${SENDERS} clients sending 1 MiB bodies:        p50 ${loaded.p50} ms, p99 ${loaded.p99} ms (${loaded.requests} requests, service CPU ${loaded.serviceCpu.toFixed(1)} s)`,
+        `GET /plants?limit=${LISTED}, ${CONNECTIONS} connections, ${SECONDS} s each (senders' niceness ${SENDERS_NICE}):`,
+        `  idle:                                  p50 ${idle.p50} ms, p99 ${idle.p99} ms (${idle.requests} requests, service CPU ${idle.serviceCpu.toFixed(1)} s, client CPU ${idle.clientCpu.toFixed(1)} s)`,
+        `  ${SENDERS} clients sending 1 MiB bodies:        p50 ${loaded.p50} ms, p99 ${loaded.p99} ms (${loaded.requests} requests, service CPU ${loaded.serviceCpu.toFixed(1)} s, client CPU ${loaded.clientCpu.toFixed(1)} s)`,
         `  p99 under that traffic / idle p99:      ${(loaded.p99 / idle.p99).toFixed(2)} (goal: at most 2)`,
-        `  the senders' answers:                  ${answers}`,
+        `  the senders' answers meanwhile:        ${answers(during.statuses)} (their process's CPU ${during.cpu.toFixed(1)} s)`,
+        `  the senders alone:                     ${answers(byThemselves.statuses)} (their process's CPU ${byThemselves.cpu.toFixed(1)} s)`,
+        `  service CPU per list request:          ${((idle.serviceCpu / idle.requests) * 1000).toFixed(3)} ms (idle)`,
+        `  service CPU per refused 1 MiB body:    ${((aloneCpu / refusedAlone) * 1000).toFixed(3)} ms (senders alone; ${(aloneCpu / SECONDS).toFixed(2)} of a core)`,
       ].join('\n'),
     );
   } finally {

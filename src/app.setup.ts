@@ -12,7 +12,7 @@ import { sendError } from './errors/http-error.filter.js';
 import { announcesBody, unsupportedContentEncoding } from './http/content-encoding.js';
 import { isPublicRoute } from './http/public.decorator.js';
 import { jsonBodyParser } from './http/lossless-json.parser.js';
-import { closeConnectionsInStages } from './http/lingering-close.js';
+import { closeConnectionsInStages, readAtMost } from './http/lingering-close.js';
 import { REQUEST_ID_HEADER, requestIdFrom } from './http/request-id.js';
 import { setSecurityHeaders } from './http/security-headers.js';
 import { MAX_PATH_PARAMETER_LENGTH } from './validation/int64.js';
@@ -59,10 +59,19 @@ const REQUEST_TIMEOUT_CHECK_MS = 1000;
 /**
  * Answers a request before its body is read. A body that follows will not be
  * read: the connection closes rather than read it only to discard it (RFC 9112
- * section 9.6), in stages (see lingering-close.ts).
+ * section 9.6), in stages (see lingering-close.ts); for a request that
+ * authenticates no one, after reading at most 64 KiB of it.
  */
-function answerBeforeBody(error: unknown, request: FastifyRequest, reply: FastifyReply) {
-  if (announcesBody(request)) void reply.header('Connection', 'close');
+function answerBeforeBody(
+  error: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  unauthenticated = false,
+) {
+  if (announcesBody(request)) {
+    void reply.header('Connection', 'close');
+    if (unauthenticated) readAtMost(request.raw);
+  }
   sendError(error, request, reply);
   return reply;
 }
@@ -163,7 +172,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
     try {
       await authenticator.authenticate(request, reply);
     } catch (error) {
-      return answerBeforeBody(error, request, reply);
+      return answerBeforeBody(error, request, reply, true);
     }
   });
   fastify.addHook('onRequest', async (request, reply) => {

@@ -1,8 +1,14 @@
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { expectError } from './support/expect-error.js';
-import { type RawAnswer, sendRaw, startUpload } from './support/raw-http.js';
+import {
+  type ClientOutcome,
+  postWithNodeHttp,
+  type RawAnswer,
+  sendRaw,
+  startUpload,
+} from './support/raw-http.js';
 import { databaseKinds } from './support/test-database.js';
 import { type TestApp, useTestApp } from './support/test-app.js';
 
@@ -32,6 +38,33 @@ async function answerWithoutBody(
   return answer;
 }
 
+/** What the service read of the next connection made to it, once that connection is closed. */
+function bytesReadOfNextConnection(t: TestApp): Promise<number> {
+  const server = t.app.getHttpServer();
+  return new Promise((resolve) =>
+    server.once('connection', (socket: Socket) =>
+      socket.once('close', () => resolve(socket.bytesRead)),
+    ),
+  );
+}
+
+/** A 1 MiB body, sent by Node's http client in one write; and what the service read of it. */
+async function postMebibyte(
+  t: TestApp,
+  headers: Record<string, string>,
+): Promise<{ outcome: ClientOutcome; bytesRead: number }> {
+  const bytesRead = bytesReadOfNextConnection(t);
+  const outcome = await postWithNodeHttp(await portOf(t), headers, 1024 * 1024);
+  return { outcome, bytesRead: await bytesRead };
+}
+
+/**
+ * At most what the service reads of a request that authenticates no one: the
+ * head's read, 64 KiB after the answer, and the read that went past them
+ * (Node reads 64 KiB at a time).
+ */
+const UNAUTHENTICATED_READ_BYTES = 3 * 64 * 1024;
+
 /** Requests that authenticate no one, by their Authorization header lines. */
 const UNAUTHENTICATED = [
   ['no token', ''],
@@ -51,6 +84,19 @@ describe.each(databaseKinds())('authentication before the body on %s', (kind) =>
       expect(answer.answered && answer.headers['www-authenticate']).toMatch(
         /^Bearer realm="plants"/,
       );
+    },
+  );
+
+  it.each([
+    ['no token', {}],
+    ['an unknown token', { authorization: 'Bearer pst_unknown' }],
+  ])(
+    'reads at most 64 KiB of a 1 MiB body sent with %s, and the client still reads the 401',
+    async (_, headers) => {
+      const { outcome, bytesRead } = await postMebibyte(t.current, headers);
+      expect(outcome.status).toBe(401);
+      expect(JSON.parse(outcome.body ?? '')).toMatchObject({ error: 401 });
+      expect(bytesRead).toBeLessThanOrEqual(UNAUTHENTICATED_READ_BYTES);
     },
   );
 
@@ -133,7 +179,7 @@ describe.each(databaseKinds())('authentication before the body on %s', (kind) =>
 describe.each(databaseKinds())('the failure budget before the body on %s', (kind) => {
   const t = useTestApp(kind, { RATE_LIMIT_ENABLED: 'true', AUTH_FAILURE_LIMIT: '2' });
 
-  it('answers a locked-out address with a 429 without waiting for its body', async () => {
+  it('answers a locked-out address with a 429 without waiting for its body, and reads at most 64 KiB of one', async () => {
     const port = await portOf(t.current);
     for (let i = 0; i < 2; i++) {
       const answer = await answerWithoutBody(port, `authorization: Bearer pst_guess${i}\r\n`, 10);
@@ -143,5 +189,9 @@ describe.each(databaseKinds())('the failure budget before the body on %s', (kind
     const answer = await answerWithoutBody(port, `authorization: ${auth}\r\n`, 10 * 1024 * 1024);
     expect(answer.answered && answer.status).toBe(429);
     expect(answer.answered && Number(answer.headers['retry-after'])).toBeGreaterThan(0);
+    const { outcome, bytesRead } = await postMebibyte(t.current, { authorization: auth });
+    expect(outcome.status).toBe(429);
+    expect(JSON.parse(outcome.body ?? '')).toMatchObject({ error: 429 });
+    expect(bytesRead).toBeLessThanOrEqual(UNAUTHENTICATED_READ_BYTES);
   });
 });

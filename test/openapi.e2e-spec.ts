@@ -27,6 +27,39 @@ describe('OpenAPI document', () => {
     expect(ui.text).toMatch(/swagger-ui/i);
   });
 
+  it('names in its introduction exactly the routes that need no token, as the service serves them', async () => {
+    const doc = await served();
+    const methods = ['get', 'put', 'post', 'delete', 'patch'] as const;
+    const open: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const method of methods) {
+        const operation = item[method];
+        if (operation && (operation.security ?? []).length === 0) open.push(`${method} ${path}`);
+      }
+    }
+    expect(open).toEqual(['get /health/live', 'get /health/ready']);
+    const intro = doc.info.description!;
+    expect(intro).not.toMatch(/every operation requires/i);
+    expect(intro).toContain(
+      'The plants and webhooks operations require a bearer token (bearerAuth).',
+    );
+    const publicRoutes = [
+      '/health/live',
+      '/health/ready',
+      '/docs',
+      '/docs-json',
+      '/docs-yaml',
+      '/metrics',
+    ];
+    for (const path of publicRoutes) {
+      expect(intro).toContain(path);
+      const response = await t.current.http().get(path).redirects(1);
+      expect(response.status, path).toBe(200);
+    }
+    expect((await t.current.http().get('/plants')).status).toBe(401);
+    expect((await t.current.http().get('/webhooks')).status).toBe(401);
+  });
+
   it('declares bearerAuth (HTTP bearer) on every plants operation', async () => {
     const doc = await served();
     expect(doc.components?.securitySchemes?.bearerAuth).toMatchObject({
@@ -49,21 +82,34 @@ describe('OpenAPI document', () => {
   it('declares Plant, NewPlant and Error with their required fields, int64 ids and an int32 limit', async () => {
     const { components, paths } = await served();
     type ObjectSchema = {
+      type?: string;
       required?: string[];
       properties: Record<string, { type?: string; format?: string }>;
-      allOf?: Array<ObjectSchema & { $ref?: string }>;
+      allOf?: unknown;
     };
     const schemas = components!.schemas as Record<string, ObjectSchema>;
     expect(schemas.Plant.required).toEqual(['name']);
     expect(Object.keys(schemas.Plant.properties).sort()).toEqual(['name', 'tag']);
     expect(schemas.Plant.properties.tag).toMatchObject({ type: 'string' });
-    // As in the specification: NewPlant is Plant (name required, tag optional) plus a required id.
-    const [plant, added] = schemas.NewPlant.allOf!;
-    expect(schemas.NewPlant.allOf).toHaveLength(2);
-    expect(plant).toEqual({ $ref: '#/components/schemas/Plant' });
-    expect(added.required).toEqual(['id']);
-    expect(Object.keys(added.properties)).toEqual(['id']);
-    expect(added.properties.id).toMatchObject({ type: 'integer', format: 'int64' });
+    // As in the specification: NewPlant is Plant (name required, tag optional) plus a required
+    // id, written out as one object (an allOf shows in Swagger UI as "(any & object)").
+    expect(schemas.NewPlant).toMatchObject({ type: 'object', required: ['id', 'name'] });
+    expect(schemas.NewPlant.allOf).toBeUndefined();
+    expect(Object.keys(schemas.NewPlant.properties)).toEqual(['id', 'name', 'tag']);
+    expect(schemas.NewPlant.properties.id).toMatchObject({ type: 'integer', format: 'int64' });
+    for (const field of ['name', 'tag']) {
+      const {
+        description: _ours,
+        example: _ourExample,
+        ...rules
+      } = schemas.NewPlant.properties[field] as Record<string, unknown>;
+      const {
+        description: _theirs,
+        example: _theirExample,
+        ...plantRules
+      } = schemas.Plant.properties[field] as Record<string, unknown>;
+      expect(rules, field).toEqual(plantRules);
+    }
     expect(schemas.Error.required?.sort()).toEqual(['error', 'message']);
     expect(schemas.Error.properties.error).toMatchObject({ type: 'integer', format: 'int32' });
     const limit = paths['/plants'].get!.parameters!.find((p) => 'name' in p && p.name === 'limit');

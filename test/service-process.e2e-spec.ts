@@ -61,19 +61,42 @@ describe.each(databaseKinds())('the built service (node dist/bundle/main.js) on 
 });
 
 describe('the built service with a bad configuration', () => {
-  it('stops at startup with exit code 1 and a message naming the variable', async () => {
+  const runWith = async (env: Record<string, string>) => {
     const cwd = await mkdtemp(join(tmpdir(), 'plant-store-run-'));
     try {
-      const { code, output } = await runServiceToExit(cwd, {
-        PORT: 'eighty',
-        DATABASE_URL: 'mysql://nope',
-      });
-      expect(code).toBe(1);
-      expect(output).toMatch(/PORT must be/);
-      expect(output).toMatch(/DATABASE_URL must be/);
-      expect(output).not.toContain('mysql://nope');
+      return await runServiceToExit(cwd, env);
     } finally {
       await rm(cwd, { recursive: true, force: true });
     }
+  };
+  /** The output's lines, each of which must be a JSON log line. */
+  const logLines = (output: string) =>
+    output
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { level: number; variable?: string; msg: string });
+
+  it('stops at startup with exit code 1 and exactly one JSON line for a bad PORT', async () => {
+    const { code, output } = await runWith({ NODE_ENV: 'production', PORT: 'abc' });
+    expect(code).toBe(1);
+    expect(logLines(output)).toEqual([
+      expect.objectContaining({
+        level: 60,
+        variable: 'PORT',
+        msg: 'PORT: "abc" is not a whole number; allowed: an integer from 0 to 65535',
+      }),
+    ]);
+  });
+
+  it('writes one line per bad variable, naming it, and never a secret value', async () => {
+    const { code, output } = await runWith({ PORT: 'eighty', DATABASE_URL: 'mysql://nope' });
+    expect(code).toBe(1);
+    const lines = logLines(output);
+    expect(lines.map((line) => line.variable)).toEqual(['PORT', 'DATABASE_URL']);
+    expect(lines.map((line) => line.msg)).toEqual([
+      'PORT: "eighty" is not a whole number; allowed: an integer from 0 to 65535',
+      'DATABASE_URL: the value is not in the allowed form; allowed: sqlite:<file path> or postgres://user:password@host:port/database',
+    ]);
+    expect(output).not.toContain('mysql://nope');
   });
 });

@@ -131,4 +131,31 @@ describe.skipIf(!executablePath)('Swagger UI at /docs in headless Chromium', () 
     ]);
     expect((await Promise.all(checks)).flat()).toEqual([]);
   });
+  it('shows NewPlant under Schemas as an object with its properties, id an int64', async () => {
+    const model = page
+      .locator('section.models article.json-schema-2020-12[data-json-schema-level="0"]')
+      .filter({ has: page.locator('.json-schema-2020-12__title', { hasText: /^NewPlant$/ }) });
+    const type = (schema: Locator) =>
+      schema.locator('.json-schema-2020-12-head .json-schema-2020-12__attribute--primary').first();
+    await model.scrollIntoViewIfNeeded();
+    // An allOf of Plant and the id shows here as "(any & object)".
+    expect(await type(model).innerText()).toBe('object');
+    await model.locator('.json-schema-2020-12-accordion').first().click();
+    const properties = model.locator('li.json-schema-2020-12-property');
+    await properties.first().waitFor();
+    const rows = [];
+    for (const property of await properties.all()) {
+      rows.push({
+        name: await property.locator('.json-schema-2020-12__title').first().innerText(),
+        type: await type(property).innerText(),
+        constraint: await property.locator('.json-schema-2020-12__constraint').first().innerText(),
+        required: (await property.getAttribute('class'))!.includes('--required'),
+      });
+    }
+    expect(rows).toEqual([
+      { name: 'id', type: 'integer', constraint: 'int64', required: true },
+      { name: 'name', type: 'string', constraint: '[1, 255] characters', required: true },
+      { name: 'tag', type: 'string', constraint: '≤ 255 characters', required: false },
+    ]);
+  });
 });

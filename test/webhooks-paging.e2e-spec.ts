@@ -95,12 +95,34 @@ describe.each(databaseKinds())('webhook lists next links on %s', (kind) => {
           .status,
       ).toBe(200);
     }
-    for (const limit of ['-1', '1001', 'abc']) {
-      expectError(
-        await t.current.http().get(`/webhooks?limit=${limit}`).set('Authorization', auth),
-        400,
-        /^limit must be an integer from 0 to 1000$/,
-      );
+  });
+
+  it('answers 400 for a bad limit in one wording, each list with its own range', async () => {
+    const { auth } = await t.current.newCaller();
+    const { id } = await webhooksClient(t.current, auth).subscribe('https://a.example.com/');
+    for (const [path, rule] of [
+      ['/webhooks', /^limit must be an integer from 0 to 1000$/],
+      [`/webhooks/${id}/deliveries`, /^limit must be an integer from 1 to 1000$/],
+    ] as const) {
+      for (const query of [
+        'limit=-1',
+        'limit=1001',
+        'limit=abc',
+        'limit=1.5',
+        'limit=',
+        'limit=1&limit=2',
+      ]) {
+        expectError(
+          await t.current.http().get(`${path}?${query}`).set('Authorization', auth),
+          400,
+          rule,
+        );
+      }
     }
+    expectError(
+      await t.current.http().get(`/webhooks/${id}/deliveries?limit=0`).set('Authorization', auth),
+      400,
+      /^limit must be an integer from 1 to 1000$/,
+    );
   });
 });

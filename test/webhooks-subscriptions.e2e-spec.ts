@@ -198,7 +198,7 @@ describe.each(databaseKinds())('webhook subscriptions on %s', (kind) => {
           .get(`/webhooks/${id}/deliveries?limit=${limit}`)
           .set('Authorization', auth),
         400,
-        /limit must be an integer from 1 to 1000/,
+        /^limit must be an integer from 1 to 1000$/,
       );
     }
     expectError(

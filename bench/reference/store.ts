@@ -1,5 +1,5 @@
-import Database from 'better-sqlite3';
 import pg from 'pg';
+import { Database } from '../support/better-sqlite3.js';
 
 export interface PlantRow {
   name: string;

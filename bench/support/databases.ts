@@ -2,8 +2,9 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
+import { Database } from './better-sqlite3.js';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
 
@@ -24,7 +25,7 @@ const hash = (token: string) => createHash('sha256').update(token, 'utf8').diges
 const newToken = () => `pst_${randomBytes(32).toString('base64url')}`;
 
 function sqliteSeeder(file: string): Seeder {
-  let db: Database.Database | undefined;
+  let db: BetterSqlite3.Database | undefined;
   // Opened lazily: the tables exist only once the server has migrated.
   const open = () => {
     db ??= new Database(file, { timeout: 30_000 });

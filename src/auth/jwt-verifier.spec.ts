@@ -120,22 +120,21 @@ describe('JwtVerifier', () => {
     listed.add('k1');
   });
 
-  it('answers a verified token at a small fraction of the cost of verifying it', async () => {
+  it('answers a verified token again from its cache, without verifying its signature', async () => {
+    // Counted, not timed: each verification asks the key set for the signing key once.
     const cachedVerifier = verifier();
     const tokens = await Promise.all(
       Array.from({ length: 200 }, (_, i) => sign({ sub: `cost-${i}` })),
     );
-    const timed = async (rounds: number) => {
-      const began = performance.now();
-      for (let round = 0; round < rounds; round++) {
-        for (const token of tokens) await cachedVerifier.verify(token);
+    const before = resolved;
+    const owners = await Promise.all(tokens.map((token) => cachedVerifier.verify(token)));
+    expect(resolved).toBe(before + tokens.length);
+    for (let round = 0; round < 20; round++) {
+      for (const [i, token] of tokens.entries()) {
+        expect((await cachedVerifier.verify(token)).owner).toBe(owners[i].owner);
       }
-      return (performance.now() - began) / rounds;
-    };
-    const verifying = await timed(1);
-    const cached = await timed(20);
-    // An ES256 verification takes hundreds of µs; a cached answer a hash and a lookup (~2 µs).
-    expect(cached / verifying).toBeLessThan(0.1);
+    }
+    expect(resolved).toBe(before + tokens.length);
   });
 
   it('refuses an iat in the future or not a number, and a sub that is not a string, naming the check', async () => {

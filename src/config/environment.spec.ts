@@ -1,7 +1,19 @@
 import { getMetadataStorage } from 'class-validator';
 import { describe, expect, it } from 'vitest';
+import { JWT_ALGORITHMS } from './environment.decorators.js';
 import { Environment } from './environment.js';
-import { validateEnvironment } from './load-environment.js';
+import { InvalidEnvironmentError, validateEnvironment } from './load-environment.js';
+
+/** The lines validateEnvironment stops with for `raw`. */
+function problemLines(raw: Record<string, unknown>): string[] {
+  try {
+    validateEnvironment(raw);
+  } catch (error) {
+    expect(error).toBeInstanceOf(InvalidEnvironmentError);
+    return (error as Error).message.split('\n');
+  }
+  throw new Error(`${JSON.stringify(raw)} was accepted`);
+}
 
 describe('validateEnvironment', () => {
   it('fills every default', () => {
@@ -43,6 +55,7 @@ describe('validateEnvironment', () => {
       WEBHOOK_ALLOW_PRIVATE_TARGETS: false,
       WEBHOOK_POLL_INTERVAL_MS: 1000,
       WEBHOOK_CONCURRENCY: 16,
+      WEBHOOK_CONCURRENCY_PER_SUBSCRIPTION: 4,
       WEBHOOK_LEASE_MS: 60000,
       WEBHOOK_MAX_SUBSCRIPTIONS: 20,
       WEBHOOK_SECRET_OVERLAP: '24h',
@@ -51,7 +64,9 @@ describe('validateEnvironment', () => {
   });
 
   it('refuses an APP_ROLE that is not all, api or worker, naming the variable', () => {
-    expect(() => validateEnvironment({ APP_ROLE: 'both' })).toThrow(/APP_ROLE must be one of/);
+    expect(problemLines({ APP_ROLE: 'both' })).toEqual([
+      'APP_ROLE: "both" is not one of the allowed values; allowed: one of all, api, worker',
+    ]);
   });
 
   it('refuses a webhook retry schedule that is not a list of durations, naming the variable', () => {
@@ -60,8 +75,21 @@ describe('validateEnvironment', () => {
     ).toBe('100ms, 2s,1d');
     for (const schedule of ['', '5', '5s,', '5x', '-5s', '1.5s']) {
       expect(() => validateEnvironment({ WEBHOOK_RETRY_SCHEDULE: schedule }), schedule).toThrow(
-        /WEBHOOK_RETRY_SCHEDULE must be comma-separated durations/,
+        /^WEBHOOK_RETRY_SCHEDULE: .* is not in the allowed form; allowed: comma-separated durations/,
       );
+    }
+  });
+
+  it('refuses a per-subscription webhook concurrency that is not a positive integer, naming the variable', () => {
+    expect(
+      validateEnvironment({ WEBHOOK_CONCURRENCY_PER_SUBSCRIPTION: '1' })
+        .WEBHOOK_CONCURRENCY_PER_SUBSCRIPTION,
+    ).toBe(1);
+    for (const value of ['0', '-1', '2.5', 'many', '257']) {
+      expect(
+        () => validateEnvironment({ WEBHOOK_CONCURRENCY_PER_SUBSCRIPTION: value }),
+        value,
+      ).toThrow(/WEBHOOK_CONCURRENCY_PER_SUBSCRIPTION/);
     }
   });
 
@@ -69,7 +97,7 @@ describe('validateEnvironment', () => {
     expect(validateEnvironment({ WEBHOOK_RETENTION: '12h' }).WEBHOOK_RETENTION).toBe('12h');
     for (const retention of ['', '30', '30d,1h', 'forever', '-1d']) {
       expect(() => validateEnvironment({ WEBHOOK_RETENTION: retention }), retention).toThrow(
-        /WEBHOOK_RETENTION must be a duration/,
+        /^WEBHOOK_RETENTION: .* is not in the allowed form; allowed: a duration such as 30d/,
       );
     }
   });
@@ -130,13 +158,56 @@ describe('validateEnvironment', () => {
     ['TRUST_PROXY', '10.0.0.1,proxy.example'],
     ['TRUST_PROXY', '1000'],
   ])('stops with a message naming %s when it is %j', (name, value) => {
-    expect(() => validateEnvironment({ [name]: value })).toThrow(new RegExp(name));
+    // One line for the variable (a bad issuer also leaves the audience it requires missing).
+    const lines = problemLines({ [name]: value }).filter((line) => line.startsWith(`${name}:`));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^${name}: .+; allowed: .+`));
+  });
+
+  it('stops with exactly one line for a bad PORT, naming the problem and what is allowed', () => {
+    expect(problemLines({ PORT: 'abc' })).toEqual([
+      'PORT: "abc" is not a whole number; allowed: an integer from 0 to 65535',
+    ]);
+    expect(problemLines({ PORT: '70000' })).toEqual([
+      'PORT: 70000 is above the maximum 65535; allowed: an integer from 0 to 65535',
+    ]);
+    expect(problemLines({ DB_POOL_SIZE: '0' })).toEqual([
+      'DB_POOL_SIZE: 0 is below the minimum 1; allowed: an integer from 1 to 1000',
+    ]);
+  });
+
+  it('stops with one line per bad variable, several at once, and names the bad item of a list', () => {
+    expect(
+      problemLines({
+        PORT: 'abc',
+        METRICS_ENABLED: 'maybe',
+        HOST: 'fine.example',
+        AUTH_JWT_ALGORITHMS: 'RS256,HS256',
+        TRUST_PROXY: '10.0.0.1,proxy.example',
+      }),
+    ).toEqual([
+      'PORT: "abc" is not a whole number; allowed: an integer from 0 to 65535',
+      'TRUST_PROXY: the item "proxy.example" is not an IP address or CIDR; allowed: true, false, a hop count from 0 to 100, or a comma-separated list of proxy addresses or CIDRs such as 10.0.0.0/8,127.0.0.1',
+      `AUTH_JWT_ALGORITHMS: the item "HS256" is not valid; allowed: a comma-separated list of ${JWT_ALGORITHMS.join(', ')}`,
+      'METRICS_ENABLED: "maybe" is not a boolean; allowed: true or false (also 1/0, yes/no, on/off)',
+    ]);
+  });
+
+  it('names every bad variable in the error it throws, for the start-up failure lines', () => {
+    const error = (() => {
+      try {
+        validateEnvironment({ PORT: 'abc', LOG_LEVEL: 'loud' });
+      } catch (thrown) {
+        return thrown as InvalidEnvironmentError;
+      }
+    })();
+    expect(error?.problems.map((problem) => problem.variable)).toEqual(['LOG_LEVEL', 'PORT']);
   });
 
   it('takes an https issuer, or http on loopback, and then needs an audience', () => {
-    expect(() => validateEnvironment({ AUTH_JWT_ISSUER: 'https://idp.example.com' })).toThrow(
-      /AUTH_JWT_AUDIENCE is required/,
-    );
+    expect(problemLines({ AUTH_JWT_ISSUER: 'https://idp.example.com' })).toEqual([
+      'AUTH_JWT_AUDIENCE: no value, but AUTH_JWT_ISSUER is set; allowed: any text, required with AUTH_JWT_ISSUER',
+    ]);
     const env = validateEnvironment({
       AUTH_JWT_ISSUER: 'http://127.0.0.1:8080/realms/plants',
       AUTH_JWT_AUDIENCE: 'plant-store',
@@ -152,6 +223,12 @@ describe('validateEnvironment', () => {
     );
     expect(() => validateEnvironment({ BOOTSTRAP_TOKEN: 'secret!value' })).not.toThrow(
       /secret!value/,
+    );
+    expect(problemLines({ DATABASE_URL: 'mysql://user:hunter2@db/plants' })).toEqual([
+      'DATABASE_URL: the value is not in the allowed form; allowed: sqlite:<file path> or postgres://user:password@host:port/database',
+    ]);
+    expect(problemLines({ REDIS_URL: 'http://:hunter2@redis' })[0]).toMatch(
+      /^REDIS_URL: the value is not in the allowed form/,
     );
   });
 

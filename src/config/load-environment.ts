@@ -3,6 +3,7 @@ import { parseEnv } from 'node:util';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { Environment } from './environment.js';
+import { describeVariables } from './variable-metadata.js';
 
 /**
  * The only reader of process.env (and of a local `.env` file, whose values
@@ -16,9 +17,24 @@ export function loadEnvironment(overrides?: Record<string, unknown>): Environmen
   return validateEnvironment({ ...fromFile, ...process.env });
 }
 
+/** One bad variable: its name, and one line that says what is wrong and what is allowed. */
+export interface EnvironmentProblem {
+  variable: string;
+  message: string;
+}
+
+/** The variables that stop start-up; its message has one line per variable. */
+export class InvalidEnvironmentError extends Error {
+  constructor(readonly problems: EnvironmentProblem[]) {
+    super(problems.map((problem) => problem.message).join('\n'));
+    this.name = 'InvalidEnvironmentError';
+  }
+}
+
 /**
- * Turns raw variables into a validated Environment. Throws one error that
- * names every bad variable.
+ * Turns raw variables into a validated Environment, or throws an
+ * InvalidEnvironmentError naming every bad variable, one line each. The
+ * value of a secret variable is never shown (environment.decorators.ts).
  */
 export function validateEnvironment(raw: Record<string, unknown>): Environment {
   const relevant: Record<string, unknown> = {};
@@ -29,12 +45,16 @@ export function validateEnvironment(raw: Record<string, unknown>): Environment {
     exposeDefaultValues: true,
   });
   const errors = validateSync(env, { skipMissingProperties: false });
-  if (errors.length > 0) {
-    // Values are left out on purpose: DATABASE_URL and BOOTSTRAP_TOKEN hold secrets.
-    const lines = errors.flatMap((e) =>
-      Object.values(e.constraints ?? {}).map((message) => `  ${message}`),
-    );
-    throw new Error(`Invalid environment configuration:\n${lines.join('\n')}`);
-  }
-  return env;
+  if (errors.length === 0) return env;
+  const allowed = new Map(describeVariables(Environment).map((v) => [v.name, v.allowed]));
+  throw new InvalidEnvironmentError(
+    errors.map((error) => {
+      // One rule per variable (environment.decorators.ts), so one problem.
+      const problem = Object.values(error.constraints ?? {})[0] ?? 'is not allowed';
+      return {
+        variable: error.property,
+        message: `${error.property}: ${problem}; allowed: ${allowed.get(error.property)}`,
+      };
+    }),
+  );
 }

@@ -71,7 +71,7 @@ export function dataSourceOptions(
     // Nothing here becomes session state or a startup parameter PgBouncer
     // refuses in transaction mode (it passes application_name through): the
     // timeout is the client's own `query_timeout`, and a server-side
-    // statement_timeout belongs to the role or database (README, "PostgreSQL").
+    // statement_timeout belongs to the role or database (docs/DEPLOYMENT.md).
     extra: {
       max: env.DB_POOL_SIZE,
       connectionTimeoutMillis: env.DB_CONNECT_TIMEOUT_MS,

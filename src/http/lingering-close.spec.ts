@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startUpload } from '../../test/support/raw-http.js';
-import { closeConnectionsInStages } from './lingering-close.js';
+import { postWithNodeHttp, startUpload } from '../../test/support/raw-http.js';
+import { closeConnectionsInStages, readAtMost } from './lingering-close.js';
 
 const ANSWER = '{"error":413,"message":"request body is too large"}';
 const BODY_BYTES = 4 * 1024 * 1024;
@@ -12,8 +12,12 @@ const HEAD = 'POST /plants HTTP/1.1\r\nhost: x\r\ncontent-type: application/json
  * Answers every request at once without reading its body, and asks for the
  * connection to close: what Fastify does for a Content-Length over its limit.
  */
-async function refusingServer(lingerMs?: number): Promise<{ server: Server; port: number }> {
-  const server = createServer((_request, response) => {
+async function refusingServer(
+  lingerMs?: number,
+  bodyBudget?: number,
+): Promise<{ server: Server; port: number; bytesRead: Promise<number> }> {
+  const server = createServer((request, response) => {
+    if (bodyBudget !== undefined) readAtMost(request, bodyBudget);
     response.writeHead(413, {
       'content-type': 'application/json',
       'content-length': ANSWER.length,
@@ -22,8 +26,14 @@ async function refusingServer(lingerMs?: number): Promise<{ server: Server; port
     response.end(ANSWER);
   });
   if (lingerMs !== undefined) closeConnectionsInStages(server, lingerMs);
+  // What the server read of the first connection, once it is closed.
+  const bytesRead = new Promise<number>((resolve) =>
+    server.once('connection', (socket: Socket) =>
+      socket.once('close', () => resolve(socket.bytesRead)),
+    ),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, port: (server.address() as AddressInfo).port };
+  return { server, port: (server.address() as AddressInfo).port, bytesRead };
 }
 
 describe('closeConnectionsInStages', () => {
@@ -36,12 +46,29 @@ describe('closeConnectionsInStages', () => {
 
   it('keeps reading a body the answer came before, so the client can send it all and close cleanly', async () => {
     let port: number;
-    ({ server, port } = await refusingServer(10_000));
+    let bytesRead: Promise<number>;
+    ({ server, port, bytesRead } = await refusingServer(10_000));
     const upload = startUpload(port, HEAD, BODY_BYTES, 1024);
     const answer = await upload.answer;
     expect(answer.answered && answer.status).toBe(413);
     await upload.finish(BODY_BYTES - 1024);
     expect(upload.errors).toEqual([]);
+    expect(await bytesRead).toBeGreaterThan(BODY_BYTES);
+  });
+
+  it('reads at most the budget readAtMost gives a body, and the client writing it in one go still reads the answer', async () => {
+    const budget = 64 * 1024;
+    let port: number;
+    let bytesRead: Promise<number>;
+    ({ server, port, bytesRead } = await refusingServer(10_000, budget));
+    const started = Date.now();
+    const outcome = await postWithNodeHttp(port, {}, BODY_BYTES);
+    expect(outcome.status).toBe(413);
+    expect(outcome.body).toBe(ANSWER);
+    // The head's read, the budget and the read that went past it (Node reads 64 KiB at a time), not the 4 MiB.
+    expect(await bytesRead).toBeLessThanOrEqual(budget + 2 * 64 * 1024);
+    // Closed at once, not after the 10 s linger.
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('without it, Node closes at once and the rest of that upload is reset', async () => {

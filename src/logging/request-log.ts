@@ -15,7 +15,8 @@ interface WithCaller {
  *
  * Written here rather than by pino-http (nestjs-pino's middleware): that one
  * builds a child logger and an AsyncLocalStorage scope for every request,
- * which cost a fifth of a list request's CPU time (BENCHMARKS.md history). Everything
+ * which cost a fifth of a list request's CPU time (measured then; the figure is
+ * in BENCHMARKS.md's git history). Everything
  * the line needs is on the Fastify request once the response is out, and a
  * line built from named fields cannot carry a header, so no redaction list is
  * needed for Authorization.

@@ -1,17 +1,23 @@
 import pino from 'pino';
+import { InvalidEnvironmentError } from '../config/load-environment.js';
 
 /**
- * The last line of a start that failed (bad configuration, the database
- * unreachable): a JSON line like every other, for the log pipeline that needs
- * it most then, unless a person reads it on a terminal. Written synchronously:
- * the process exits right after.
+ * The last lines of a start that failed (bad configuration, the database
+ * unreachable): JSON lines like every other, for the log pipeline that needs
+ * them most then, unless a person reads them on a terminal. A bad
+ * configuration is one line per bad variable. Written synchronously: the
+ * process exits right after.
  */
 export function logStartupFailure(error: unknown): void {
   // Configuration errors are a readable message already; a stack would bury it.
-  const message = error instanceof Error ? error.message : String(error);
+  const lines =
+    error instanceof InvalidEnvironmentError
+      ? error.problems
+      : [{ variable: undefined, message: error instanceof Error ? error.message : String(error) }];
   if (process.stdout.isTTY) {
-    console.error(message);
+    for (const { message } of lines) console.error(message);
     return;
   }
-  pino(pino.destination({ dest: 1, sync: true })).fatal(message);
+  const logger = pino(pino.destination({ dest: 1, sync: true }));
+  for (const { variable, message } of lines) logger.fatal({ variable }, message);
 }

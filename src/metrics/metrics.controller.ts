@@ -4,7 +4,7 @@ import { SkipThrottle } from '@nestjs/throttler';
 import { Public } from '../http/public.decorator.js';
 import { MetricsService } from './metrics.service.js';
 
-/** Prometheus scrape endpoint. Public like health; leave it off the public network (README "Operating"). */
+/** Prometheus scrape endpoint. Public like health; leave it off the public network (docs/OPERATIONS.md). */
 @ApiExcludeController()
 @Public()
 @SkipThrottle()

@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { composeSchema } from './compose-schemas.js';
+import { assertSchemaExtends } from './schema-extends.js';
 import { addWebhooksSection, OpenApiWebhooks } from './openapi-webhooks.js';
 import { declarePipelineHeaders } from './response-headers.js';
 import { markPublic } from '../http/public.decorator.js';
@@ -10,8 +10,12 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Plant Store')
     .setDescription(
-      'Keeps a collection of plants for authenticated clients: create a plant, list the plants the caller has access to, delete one. ' +
-        'Every operation requires a bearer token; every error is an Error object whose `error` is the HTTP status.',
+      "Keeps a collection of plants for authenticated clients: create a plant, list the caller's plants, read one, delete one, " +
+        'and subscribe to webhooks that send each new plant. ' +
+        'The plants and webhooks operations require a bearer token (bearerAuth). ' +
+        'The health probes (/health/live, /health/ready) need none, nor do this document (/docs, /docs-json, /docs-yaml) ' +
+        'and the Prometheus metrics at /metrics (unless METRICS_ENABLED=false), which the document does not list. ' +
+        'Every error is an Error object whose `error` is the HTTP status.',
     )
     .setVersion('1.0.0')
     .addBearerAuth(
@@ -30,14 +34,14 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     // Relative: Swagger UI and clients call the server that serves the document.
     .addServer('/', 'The server that serves this document')
     .addTag('health', 'Liveness and readiness probes for orchestrators (public)')
-    .addTag('plants', 'Create, list and delete the plants of the caller (bearer token required)')
+    .addTag('plants', "Create, list, read and delete the caller's plants (bearer token required)")
     .addTag(
       'webhooks',
-      "Subscribe to events about the caller's plants: each new plant is sent to the subscription's URL (see the webhooks section)",
+      "Subscribe to events about the caller's plants: each new plant is sent to the subscription's URL (see the webhooks section; bearer token required)",
     )
     .build();
   const document = SwaggerModule.createDocument(app, config);
-  composeSchema(document, 'NewPlant', 'Plant');
+  assertSchemaExtends(document, 'NewPlant', 'Plant');
   declarePipelineHeaders(document);
   addWebhooksSection(document, app.get(OpenApiWebhooks).webhooks);
   return document;

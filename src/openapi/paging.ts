@@ -1,4 +1,5 @@
 import { ApiQuery, type HeaderObject } from '@nestjs/swagger';
+import type { LimitRange } from '../validation/query-parameters.js';
 
 /** The Link response header of a list that pages by keyset (src/http/page-cursor.ts). */
 export const NEXT_LINK_HEADER: Record<string, HeaderObject> = {
@@ -18,4 +19,23 @@ export const ApiAfterQuery = (example: string): MethodDecorator =>
     description:
       'An opaque cursor, taken from the next link of the previous page: only the items after it. Without limit, all of them. A cursor that is not one the service gave for this list is a 400',
     schema: { type: 'string', pattern: '^[A-Za-z0-9_-]+$', example },
+  });
+
+/** The `limit` query parameter of such a list: an int32 in the list's own range. */
+export const ApiLimitQuery = (
+  range: LimitRange,
+  description: string,
+  example?: number,
+): MethodDecorator =>
+  ApiQuery({
+    name: 'limit',
+    required: false,
+    description,
+    schema: {
+      type: 'integer',
+      format: 'int32',
+      minimum: range.min,
+      maximum: range.max,
+      ...(example !== undefined && { example }),
+    },
   });

@@ -6,13 +6,12 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiParam,
-  ApiQuery,
   getSchemaPath,
 } from '@nestjs/swagger';
 import { CURSOR_RULE } from '../http/page-cursor.js';
-import { ApiAfterQuery, NEXT_LINK_HEADER } from '../openapi/paging.js';
+import { ApiAfterQuery, ApiLimitQuery, NEXT_LINK_HEADER } from '../openapi/paging.js';
 import { ApiErrorResponses } from '../errors/api-error-responses.decorator.js';
-import { LIMIT_MAX, LIMIT_RULE } from './dto/list-plants.query.js';
+import { LIMIT_RULE, PLANTS_LIMIT } from './dto/list-plants.query.js';
 import { NewPlantDto } from './dto/new-plant.dto.js';
 import { PlantDto } from './dto/plant.dto.js';
 
@@ -49,12 +48,11 @@ export function ApiListPlants(): MethodDecorator {
         'While plants remain after a limited page, the Link header carries the URL of the next page (rel="next"), whose opaque cursor goes on after the last plant of this page: ' +
         'following next links visits each plant once, in ascending id order, also while plants are created and deleted. The last page, and limit=0, have no next link.',
     }),
-    ApiQuery({
-      name: 'limit',
-      required: false,
-      description: 'The maximum number of plants to return; without it, all of them',
-      schema: { type: 'integer', format: 'int32', minimum: 0, maximum: LIMIT_MAX, example: 20 },
-    }),
+    ApiLimitQuery(
+      PLANTS_LIMIT,
+      'The maximum number of plants to return; without it, all of them',
+      20,
+    ),
     ApiAfterQuery('cDIwweLPSg'),
     ApiOkResponse({
       type: PlantDto,

@@ -23,7 +23,7 @@ const MEMORY_THROTTLER_MAX_KEYS = 100_000;
  * expiry time per hit and filters the whole list on every request
  * (`pruneExpiredHits` in throttler.service.js), so each request costs
  * O(hits in the window): 270 → 911 µs per request within 60,000 requests of
- * one owner (BENCHMARKS.md history). Here a hit is O(1).
+ * one owner (BENCHMARKS.md's git history). Here a hit is O(1).
  *
  * Bounded: at most `maxKeys` keys; past that, the least recently counted key
  * is forgotten, so a flood of distinct client addresses costs neither memory

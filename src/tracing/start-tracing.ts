@@ -48,7 +48,7 @@ const untraced = (request: IncomingMessage): boolean => {
 /**
  * Starts the OpenTelemetry Node SDK for traces, configured by the standard
  * OTEL_* variables (exporter, endpoint, protocol, headers, sampler, resource
- * attributes, batch sizes): see README.md, "Tracing". Run by preload.ts
+ * attributes, batch sizes): see docs/TRACING.md. Run by preload.ts
  * before the application is imported, so that the modules it instruments
  * are patched as they load.
  */

@@ -49,7 +49,7 @@ const VALIDATOR_OPTIONS: ValidatorOptions = {
  * key that names an inherited member (`toString`, `__proto__`, ...), so that
  * such a key was silently dropped. Its generic work (class-transformer, its
  * checks for sparse arrays, binary and nested values, an async turn per step)
- * took 6.8 µs per NewPlant against 2.8 µs here (BENCHMARKS.md history), and ran for
+ * took 6.8 µs per NewPlant against 2.8 µs here (BENCHMARKS.md's git history), and ran for
  * every parameter of every route. This is the pipe Nest's documentation
  * builds by hand ("Class validator"), with class-validator's synchronous
  * entry point.

@@ -1,17 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import {
-  type EntityManager,
-  In,
-  LessThan,
-  MoreThanOrEqual,
-  Not,
-  type Repository,
-  type SelectQueryBuilder,
-} from 'typeorm';
+import { type EntityManager, In, LessThan, MoreThanOrEqual, Not, type Repository } from 'typeorm';
 import { CompiledQuery, slots } from '../database/compiled-query.js';
 import { Transactions } from '../database/transactions.js';
 import { WriteBatch } from '../database/write-batch.js';
+import type { ClaimRoom } from './fair-share.js';
 import type { PagePosition } from './dto/page.query.js';
 import { type DeliveryState, WebhookDelivery } from './webhook-delivery.entity.js';
 
@@ -25,7 +18,7 @@ export type DeliveryRow = Pick<
 export type ClaimedDelivery = Pick<
   WebhookDelivery,
   'id' | 'subscriptionId' | 'payload' | 'attempts' | 'traceParent'
->;
+> & { owner: string };
 
 /** The length of webhook_deliveries.last_error, in characters. */
 const LAST_ERROR_LENGTH = 300;
@@ -80,6 +73,83 @@ const EVENT_ID = {
   sqlite: `'msg_' || lower(hex(randomblob(16)))`,
 };
 
+/** The most due rows one claim ranks, whatever the backlog. */
+const MOST_RANKED = 1024;
+
+/**
+ * The ids of up to `limit` due deliveries that `room` lets this instance start
+ * (SQL for an `IN (…)`, and its parameters; `:now` is the caller's), the same
+ * on both databases: due rows of subscriptions and owners below their cap,
+ * the oldest due first (a bounded number of them), then, by window ranks, at
+ * most the subscription's room of each subscription's rows and the owner's
+ * room of what is left of each owner's. One statement whatever the number of
+ * subscriptions. The counts in flight are this instance's (the dispatcher's):
+ * each instance has caps of its own. Rows of a subscription or owner at its
+ * cap are filtered out before the ranking, so a hanging receiver's backlog
+ * takes no ranked place (the index scan still reads past it).
+ */
+function fairDue(
+  room: ClaimRoom,
+  limit: number,
+): { sql: string; parameters: Record<string, unknown> } {
+  const parameters: Record<string, unknown> = {
+    ranked: Math.min(limit * room.perSubscription, MOST_RANKED),
+    limit,
+  };
+  const exclusions: string[] = [];
+  /** SQL for `cap` minus what is in flight for `column`'s value; the values at their cap left out. */
+  const roomOf = (
+    column: string,
+    inFlight: ReadonlyMap<string, number>,
+    cap: number,
+    key: string,
+  ) => {
+    const full = [...inFlight].filter(([, count]) => count >= cap).map(([name]) => name);
+    if (full.length > 0) {
+      parameters[`${key}Full`] = full;
+      exclusions.push(`AND ${column} NOT IN (:...${key}Full)`);
+    }
+    const partly = [...inFlight].filter(([, count]) => count < cap);
+    const cases = partly.map(([name, count], index) => {
+      parameters[`${key}${index}`] = name;
+      parameters[`${key}${index}n`] = count;
+      return `WHEN :${key}${index} THEN CAST(:${key}${index}n AS integer)`;
+    });
+    const busy = cases.length > 0 ? `CASE ${column} ${cases.join(' ')} ELSE 0 END` : '0';
+    parameters[`${key}Cap`] = cap;
+    return `CAST(:${key}Cap AS integer) - ${busy}`;
+  };
+  const subscriptionRoom = roomOf(
+    'd.subscription_id',
+    room.subscriptions,
+    room.perSubscription,
+    'subscription',
+  );
+  const ownerRoom = roomOf('s.owner', room.owners, room.perOwner, 'owner');
+  const sql = `SELECT byOwner.id FROM (
+      SELECT bySubscription.id, bySubscription.owner_room,
+        ROW_NUMBER() OVER (PARTITION BY bySubscription.owner ORDER BY bySubscription.next_attempt_at, bySubscription.id) AS owner_rank
+      FROM (
+        SELECT candidate.*,
+          ROW_NUMBER() OVER (PARTITION BY candidate.subscription_id ORDER BY candidate.next_attempt_at, candidate.id) AS subscription_rank
+        FROM (
+          SELECT d.id, d.subscription_id, s.owner, d.next_attempt_at,
+            ${subscriptionRoom} AS subscription_room, ${ownerRoom} AS owner_room
+          FROM webhook_deliveries d INNER JOIN webhook_subscriptions s ON s.id = d.subscription_id
+          WHERE d.state = 'pending' AND d.next_attempt_at <= :now
+            AND (d.lease_until IS NULL OR d.lease_until < :now) ${exclusions.join(' ')}
+          ORDER BY d.next_attempt_at, d.id
+          LIMIT :ranked
+        ) candidate
+      ) bySubscription
+      WHERE bySubscription.subscription_rank <= bySubscription.subscription_room
+    ) byOwner
+    WHERE byOwner.owner_rank <= byOwner.owner_room
+    ORDER BY byOwner.owner_rank
+    LIMIT :limit`;
+  return { sql, parameters };
+}
+
 /**
  * The outbox of webhook deliveries, through a TypeORM
  * `Repository<WebhookDelivery>`. The create path stores rows (through
@@ -95,8 +165,6 @@ export class WebhookDeliveriesRepository {
   private readonly record: CompiledQuery<RecordSlot>;
   /** Attempts recorded together on SQLite (see recordAttempt). */
   private readonly attempts: WriteBatch<Record<RecordSlot, unknown>, boolean>;
-  /** PostgreSQL's one-statement claim, by how many it takes. */
-  private readonly claims = new Map<number, CompiledQuery<'leaseOwner' | 'leaseUntil' | 'now'>>();
 
   constructor(
     @InjectRepository(WebhookDelivery) private readonly deliveries: Repository<WebhookDelivery>,
@@ -164,7 +232,9 @@ export class WebhookDeliveriesRepository {
   }
 
   /**
-   * Claims up to `limit` due deliveries for `leaseOwner` until `leaseUntil`.
+   * Claims up to `limit` due deliveries for `leaseOwner` until `leaseUntil`,
+   * no more than `room` lets this instance start (fairDue): a delivery held
+   * back stays unleased, for another instance or a later pass.
    * On PostgreSQL in one statement, an UPDATE of the rows a subquery locks
    * FOR UPDATE SKIP LOCKED: instances claim side by side without waiting on
    * each other's rows. SQLite has one writer at a time, and TypeORM writes no
@@ -177,19 +247,45 @@ export class WebhookDeliveriesRepository {
     now: number,
     leaseUntil: number,
     limit: number,
+    room: ClaimRoom,
   ): Promise<ClaimedDelivery[]> {
+    const fair = fairDue(room, limit);
+    const parameters = { ...fair.parameters, now };
     if (this.postgres) {
-      return this.claimQuery(limit).rows<ClaimedDelivery>(this.deliveries.manager, {
-        leaseOwner,
-        leaseUntil,
-        now,
-      });
+      const locked = this.deliveries
+        .createQueryBuilder('due')
+        .select('due.id')
+        .where(`due.id IN (${fair.sql})`)
+        // Checked again on the locked row: another instance may have claimed it meanwhile.
+        .andWhere(`due.state = 'pending' AND (due.lease_until IS NULL OR due.lease_until < :now)`)
+        .setLock('pessimistic_write')
+        .setOnLocked('skip_locked');
+      const result = await this.deliveries
+        .createQueryBuilder()
+        .update()
+        .set({ leaseOwner, leaseUntil })
+        .where(`id IN (${locked.getQuery()})`)
+        .setParameters(parameters)
+        .returning(
+          `id, subscription_id AS "subscriptionId", payload, attempts, trace_parent AS "traceParent", ` +
+            `(SELECT s.owner FROM webhook_subscriptions s WHERE s.id = subscription_id) AS owner`,
+        )
+        .execute();
+      return result.raw as ClaimedDelivery[];
     }
     return this.transactions.runUnsynced(async (manager) => {
-      const claimed = await this.due(manager.createQueryBuilder(WebhookDelivery, 'd'), limit)
-        .select(['d.id', 'd.subscriptionId', 'd.payload', 'd.attempts', 'd.traceParent'])
-        .setParameters({ now })
-        .getMany();
+      const claimed = await manager
+        .createQueryBuilder(WebhookDelivery, 'd')
+        .innerJoin('d.subscription', 's')
+        .select('d.id', 'id')
+        .addSelect('d.subscriptionId', 'subscriptionId')
+        .addSelect('d.payload', 'payload')
+        .addSelect('d.attempts', 'attempts')
+        .addSelect('d.traceParent', 'traceParent')
+        .addSelect('s.owner', 'owner')
+        .where(`d.id IN (${fair.sql})`)
+        .setParameters(parameters)
+        .getRawMany<ClaimedDelivery>();
       if (claimed.length === 0) return [];
       await manager.update(
         WebhookDelivery,
@@ -198,42 +294,6 @@ export class WebhookDeliveriesRepository {
       );
       return claimed;
     });
-  }
-
-  /** Due deliveries, the oldest due first: pending, and not leased or with a lease run out at :now. */
-  private due(
-    builder: SelectQueryBuilder<WebhookDelivery>,
-    limit: number,
-  ): SelectQueryBuilder<WebhookDelivery> {
-    const d = builder.alias;
-    return builder
-      .where(`${d}.state = 'pending' AND ${d}.next_attempt_at <= :now`)
-      .andWhere(`(${d}.lease_until IS NULL OR ${d}.lease_until < :now)`)
-      .orderBy(`${d}.next_attempt_at`)
-      .limit(limit);
-  }
-
-  private claimQuery(limit: number): CompiledQuery<'leaseOwner' | 'leaseUntil' | 'now'> {
-    let query = this.claims.get(limit);
-    if (!query) {
-      const due = this.due(this.deliveries.createQueryBuilder('due'), limit)
-        .select('due.id')
-        .setLock('pessimistic_write')
-        .setOnLocked('skip_locked');
-      query = CompiledQuery.build(
-        this.deliveries
-          .createQueryBuilder()
-          .update()
-          .set(slots('leaseOwner', 'leaseUntil'))
-          .where(`id IN (${due.getQuery()})`)
-          .setParameters(slots('now'))
-          .returning(
-            'id, subscription_id AS "subscriptionId", payload, attempts, trace_parent AS "traceParent"',
-          ),
-      );
-      this.claims.set(limit, query);
-    }
-    return query;
   }
 
   /**

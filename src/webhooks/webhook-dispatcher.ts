@@ -9,6 +9,7 @@ import { OutboxSignal } from '../database/outbox-signal.js';
 import { Transactions } from '../database/transactions.js';
 import { WebhookMetrics } from '../metrics/webhook-metrics.js';
 import { inClientSpan } from '../tracing/trace-hooks.js';
+import { FairShare } from './fair-share.js';
 import { nextWait, retryAfterMs, withJitter } from './retry-schedule.js';
 import {
   type AttemptRecord,
@@ -25,7 +26,8 @@ const SHUTDOWN_GRACE_MS = 5000;
 /**
  * Runs in every instance: claims due deliveries (a lease per delivery, see
  * WebhookDeliveriesRepository), sends them with at most `concurrency` in
- * flight, and records each attempt: delivered on a 2xx, the subscription
+ * flight, and no more per subscription and per owner than FairShare allows
+ * (a claim takes only what may start), and records each attempt: delivered on a 2xx, the subscription
  * disabled on a 410, otherwise a retry after the next wait of the schedule
  * (with jitter, or the receiver's later Retry-After), or failed once the schedule is spent. It polls, and a
  * local create wakes it at once (OutboxSignal).
@@ -35,6 +37,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private readonly logger = new Logger('Webhooks');
   private readonly instanceId = randomUUID();
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly share: FairShare;
   private readonly shutdown = new AbortController();
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
@@ -50,7 +53,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     private readonly metrics: WebhookMetrics,
     private readonly outbox: OutboxSignal,
     private readonly transactions: Transactions,
-  ) {}
+  ) {
+    this.share = new FairShare(settings.concurrency, settings.concurrencyPerSubscription);
+  }
 
   onApplicationBootstrap(): void {
     this.metrics.countPendingWith(() => this.deliveries.pendingCount());
@@ -87,7 +92,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     this.shutdown.abort();
   }
 
-  /** Claims and starts due deliveries until none is due or concurrency is full and the pass must wait. */
+  /**
+   * Claims and starts due deliveries until none that may start is due, or
+   * concurrency is full and the pass must wait. A claim that brought a
+   * subscription or owner to its cap may have left rows out for it: the next
+   * claim, without those at their cap, looks further.
+   */
   private async pass(): Promise<void> {
     try {
       while (!this.stopping) {
@@ -97,14 +107,17 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
           continue;
         }
         const now = Date.now();
+        const room = this.share.room();
         const claimed = await this.deliveries.claim(
           this.instanceId,
           now,
           now + this.settings.leaseMs,
           free,
+          room,
         );
         for (const delivery of claimed) this.start(delivery);
-        if (claimed.length < free) return;
+        // Fewer than asked, and no cap reached: nothing else is due.
+        if (claimed.length < free && !this.share.filled(room, claimed)) return;
       }
     } catch (error) {
       this.logger.error(`claiming deliveries failed: ${(error as Error).message}`);
@@ -112,11 +125,16 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   }
 
   private start(delivery: ClaimedDelivery): void {
+    this.share.started(delivery);
     const attempt = this.attempt(delivery)
       .catch((error: unknown) =>
         this.logger.error(`delivery ${delivery.id} failed: ${(error as Error).message}`),
       )
-      .finally(() => this.inFlight.delete(attempt));
+      .finally(() => {
+        this.inFlight.delete(attempt);
+        // Its subscription or owner was at its cap: what that held back may go now.
+        if (this.share.finished(delivery)) this.wake();
+      });
     this.inFlight.add(attempt);
   }
 

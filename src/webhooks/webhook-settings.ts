@@ -12,6 +12,8 @@ export class WebhookSettings {
     readonly allowPrivateTargets: boolean,
     readonly pollIntervalMs: number,
     readonly concurrency: number,
+    /** Deliveries in flight to one subscription, in one instance. */
+    readonly concurrencyPerSubscription: number,
     readonly leaseMs: number,
     /** Subscriptions one owner may have; the next create is a 409. */
     readonly maxSubscriptions: number,
@@ -37,6 +39,7 @@ export class WebhookSettings {
       get('WEBHOOK_ALLOW_PRIVATE_TARGETS'),
       get('WEBHOOK_POLL_INTERVAL_MS'),
       get('WEBHOOK_CONCURRENCY'),
+      get('WEBHOOK_CONCURRENCY_PER_SUBSCRIPTION'),
       // A lease shorter than an attempt would let a second instance send it too.
       Math.max(get('WEBHOOK_LEASE_MS'), timeoutMs + 1000),
       get('WEBHOOK_MAX_SUBSCRIPTIONS'),

@@ -15,13 +15,12 @@ import type { FastifyReply } from 'fastify';
 import { CallerOwner } from '../auth/caller-owner.decorator.js';
 import { RequiredScope } from '../auth/required-scope.decorator.js';
 import { CreateWebhookDto } from './dto/create-webhook.dto.js';
-import { nextLink } from '../http/page-cursor.js';
 import {
   DELIVERIES_LIMIT_DEFAULT,
   ParseListDeliveriesQueryPipe,
 } from './dto/list-deliveries.query.js';
 import { ParseListWebhooksQueryPipe } from './dto/list-webhooks.query.js';
-import { cursorAfter, type PageQuery } from './dto/page.query.js';
+import { linkNextPage, type PageQuery } from './dto/page.query.js';
 import { RecoverDeliveriesDto } from './dto/recover-deliveries.dto.js';
 import { WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
 import { CreatedWebhookDto, WebhookDto, WebhookSecretDto } from './dto/webhook.dto.js';
@@ -52,12 +51,7 @@ export class WebhooksController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<WebhookDto[]> {
     const page = await this.webhooks.list(owner, query);
-    if (page.next && query.limit !== undefined) {
-      void reply.header(
-        'Link',
-        nextLink('/webhooks', query.limit, cursorAfter('webhooks', page.next)),
-      );
-    }
+    linkNextPage(reply, '/webhooks', 'webhooks', { limit: query.limit, next: page.next });
     return page.items;
   }
 
@@ -113,17 +107,10 @@ export class WebhooksController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<WebhookDeliveryDto[]> {
     const page = await this.webhooks.deliveriesOf(owner, id, query);
-    if (page.next) {
-      const path = `/webhooks/${encodeURIComponent(id)}/deliveries`;
-      void reply.header(
-        'Link',
-        nextLink(
-          path,
-          query.limit ?? DELIVERIES_LIMIT_DEFAULT,
-          cursorAfter('deliveries', page.next),
-        ),
-      );
-    }
+    linkNextPage(reply, `/webhooks/${encodeURIComponent(id)}/deliveries`, 'deliveries', {
+      limit: query.limit ?? DELIVERIES_LIMIT_DEFAULT,
+      next: page.next,
+    });
     return page.items;
   }
 }

@@ -7,20 +7,16 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiParam,
-  ApiQuery,
 } from '@nestjs/swagger';
 import { CURSOR_RULE } from '../http/page-cursor.js';
-import { ApiAfterQuery, NEXT_LINK_HEADER } from '../openapi/paging.js';
-import { PAGE_LIMIT_MAX } from './dto/page.query.js';
+import { ApiAfterQuery, ApiLimitQuery, NEXT_LINK_HEADER } from '../openapi/paging.js';
+import { limitRule } from '../validation/query-parameters.js';
+import { WEBHOOKS_LIMIT } from './dto/list-webhooks.query.js';
 import {
   ApiErrorResponses,
   type OperationErrors,
 } from '../errors/api-error-responses.decorator.js';
-import {
-  DELIVERIES_LIMIT_DEFAULT,
-  DELIVERIES_LIMIT_MAX,
-  DELIVERIES_LIMIT_RULE,
-} from './dto/list-deliveries.query.js';
+import { DELIVERIES_LIMIT, DELIVERIES_LIMIT_DEFAULT } from './dto/list-deliveries.query.js';
 import { CreateWebhookDto } from './dto/create-webhook.dto.js';
 import { RecoverDeliveriesDto, SINCE_RULE } from './dto/recover-deliveries.dto.js';
 import { WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
@@ -32,10 +28,11 @@ import { CreatedWebhookDto, WebhookDto, WebhookSecretDto } from './dto/webhook.d
  * document's `webhooks` section (src/openapi/webhooks-section.ts).
  */
 
+// Ids are UUIDs the service made; anything else names no subscription (a 404 like an unknown one).
 const ID_PARAM = ApiParam({
   name: 'id',
   description: 'The subscription id',
-  schema: { type: 'string', example: '3f1c2a8e-9b7d-4c55-a1e2-6f0d4b8c9e11' },
+  schema: { type: 'string', format: 'uuid', example: '3f1c2a8e-9b7d-4c55-a1e2-6f0d4b8c9e11' },
 });
 
 const NOT_FOUND = ['no webhook subscription with this id'];
@@ -115,12 +112,7 @@ export function ApiListWebhooks(): MethodDecorator {
       description:
         'Without their secrets, oldest first. With limit, while subscriptions remain, the Link header carries the next page (rel="next").',
     }),
-    ApiQuery({
-      name: 'limit',
-      required: false,
-      description: 'At most this many subscriptions; without it, all of them',
-      schema: { type: 'integer', format: 'int32', minimum: 0, maximum: PAGE_LIMIT_MAX },
-    }),
+    ApiLimitQuery(WEBHOOKS_LIMIT, 'At most this many subscriptions; without it, all of them'),
     ApiAfterQuery('dzE3NjQwMDAwMDAwMDAgM2ZhODVmNjQtNTcxNy00NTYyLWIzZmMtMmM5NjNmNjZhZmE2noXifw'),
     ApiOkResponse({
       type: WebhookDto,
@@ -133,7 +125,7 @@ export function ApiListWebhooks(): MethodDecorator {
       },
     }),
     ApiErrorResponses({
-      400: [`limit must be an integer from 0 to ${PAGE_LIMIT_MAX}`, CURSOR_RULE],
+      400: [limitRule(WEBHOOKS_LIMIT), CURSOR_RULE],
       401: true,
       403: [MANAGE_SCOPE],
       429: true,
@@ -165,12 +157,10 @@ export function ApiListWebhookDeliveries(): MethodDecorator {
         'Newest first: each event, its state, attempts and the last outcome. While older deliveries remain, the Link header carries the next page (rel="next").',
     }),
     ID_PARAM,
-    ApiQuery({
-      name: 'limit',
-      required: false,
-      description: `At most this many deliveries (default ${DELIVERIES_LIMIT_DEFAULT})`,
-      schema: { type: 'integer', format: 'int32', minimum: 1, maximum: DELIVERIES_LIMIT_MAX },
-    }),
+    ApiLimitQuery(
+      DELIVERIES_LIMIT,
+      `At most this many deliveries (default ${DELIVERIES_LIMIT_DEFAULT})`,
+    ),
     ApiAfterQuery('ZDE3NjQwMDAwMDAwMDAgbXNnXzljNGYwZTFhMmIzZDRjNWU2ZjcwODE5MmEzYjRjNWQ2jYUurg'),
     ApiOkResponse({
       type: WebhookDeliveryDto,
@@ -201,7 +191,7 @@ export function ApiListWebhookDeliveries(): MethodDecorator {
         },
       },
     }),
-    ApiErrorResponses({ 400: [DELIVERIES_LIMIT_RULE, CURSOR_RULE], ...ON_A_SUBSCRIPTION }),
+    ApiErrorResponses({ 400: [limitRule(DELIVERIES_LIMIT), CURSOR_RULE], ...ON_A_SUBSCRIPTION }),
   );
 }
 

@@ -54,14 +54,24 @@ async function redisReachable(url: string): Promise<boolean> {
  * CI those suites are skipped when there is none; in CI (CI=true) its absence
  * fails the run, so that a green CI always means both databases passed. The
  * same holds for the PgBouncer that TEST_POSTGRES_VIA_PGBOUNCER=true asks for.
+ * TEST_SQLITE_ONLY=true (npm run test:quick) asks for no PostgreSQL at all:
+ * the suites run on SQLite only, also where a server is reachable or CI=true.
  */
 export default async function setup(project: TestProject): Promise<(() => Promise<void>) | void> {
+  const sqliteOnly = process.env.TEST_SQLITE_ONLY === 'true';
+  if (sqliteOnly && process.env.TEST_POSTGRES_VIA_PGBOUNCER === 'true') {
+    throw new Error(
+      'TEST_SQLITE_ONLY=true and TEST_POSTGRES_VIA_PGBOUNCER=true exclude each other',
+    );
+  }
   const url = process.env.TEST_POSTGRES_URL ?? DEFAULT_URL;
-  const ok = await reachable(url);
-  if (!ok && process.env.CI === 'true') {
+  const ok = !sqliteOnly && (await reachable(url));
+  if (!ok && !sqliteOnly && process.env.CI === 'true') {
     throw new Error(`CI=true but PostgreSQL is not reachable at ${url} (set TEST_POSTGRES_URL)`);
   }
-  if (!ok) {
+  if (sqliteOnly) {
+    console.log('TEST_SQLITE_ONLY=true: the PostgreSQL suites are skipped.');
+  } else if (!ok) {
     console.warn(
       `PostgreSQL is not reachable at ${url}: the PostgreSQL suites are skipped. ` +
         'Start one (or set TEST_POSTGRES_URL) to run them.',

@@ -275,13 +275,23 @@ export interface components {
             tag?: string;
         };
         /** @description The body sent when creating a plant: every field of Plant, with the same rules, and its id. "tag": null is taken as no tag. */
-        NewPlant: components["schemas"]["Plant"] & {
+        NewPlant: {
             /**
              * Format: int64
              * @description Identification number of the plant, unique per owner; any signed 64-bit integer, sent as a JSON number
              * @example 1
              */
             id: number;
+            /**
+             * @description The name of the plant
+             * @example Monstera deliciosa
+             */
+            name: string;
+            /**
+             * @description Tag that specifies the type of the plant
+             * @example tropical
+             */
+            tag?: string;
         };
         Webhook: {
             /**

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Answer } from './hostile-answer.js';
@@ -136,4 +137,55 @@ export function startUpload(
     await closed;
   };
   return { socket, answer, errors, finish };
+}
+
+/** What Node's http client made of a request: the answer it read, and the error it saw, if any. */
+export interface ClientOutcome {
+  status?: number;
+  body?: string;
+  /** The request's error (EPIPE, ECONNRESET: the server reset the connection), if it came before the answer ended. */
+  error?: string;
+}
+
+/**
+ * POSTs `size` bytes of body with Node's http client, written in one go (as
+ * `request.end(body)` does), and waits until the request is done with.
+ */
+export function postWithNodeHttp(
+  port: number,
+  headers: Record<string, string>,
+  size: number,
+): Promise<ClientOutcome> {
+  return new Promise((resolve) => {
+    const outcome: ClientOutcome = {};
+    let answered = false;
+    const body = Buffer.alloc(size, ' ');
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/plants',
+        headers: { 'content-type': 'application/json', 'content-length': size, ...headers },
+      },
+      (response) => {
+        answered = true;
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          outcome.status = response.statusCode;
+          outcome.body = Buffer.concat(chunks).toString('utf8');
+        });
+        // After 'end', or instead of it when the connection broke mid-answer.
+        response.on('close', () => resolve(outcome));
+      },
+    );
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      outcome.error = error.code ?? error.message;
+    });
+    req.on('close', () => {
+      if (!answered) resolve(outcome);
+    });
+    req.end(body);
+  });
 }

@@ -19,7 +19,18 @@ export interface AnswerWithHeaders {
 /** How the receiver answers its n-th request (1-based): a status, or 'hang' (never answer). */
 export type Answer = (n: number, received: ReceivedWebhook) => number | AnswerWithHeaders | 'hang';
 
-export interface WebhookReceiver {
+/** Requests open at once, counted by one receiver or by several together. */
+export interface OpenCount {
+  /** Requests open now: arrived and neither answered nor dropped by the sender. */
+  open: number;
+  /** The most requests that were open at once. */
+  mostOpen: number;
+}
+
+/** Counts for receivers counted together (`startReceiver`'s `together`). */
+export const openCount = (): OpenCount => ({ open: 0, mostOpen: 0 });
+
+export interface WebhookReceiver extends OpenCount {
   url: string;
   received: ReceivedWebhook[];
   answer: Answer;
@@ -28,13 +39,27 @@ export interface WebhookReceiver {
   close(): Promise<void>;
 }
 
-/** An HTTP server on 127.0.0.1 that records every webhook it is sent. */
-export async function startReceiver(answer: Answer = () => 200): Promise<WebhookReceiver> {
+/**
+ * An HTTP server on 127.0.0.1 that records every webhook it is sent, and
+ * counts its open requests, also into `together` (counts shared with other receivers).
+ */
+export async function startReceiver(
+  answer: Answer = () => 200,
+  together?: OpenCount,
+): Promise<WebhookReceiver> {
   const received: ReceivedWebhook[] = [];
   const hanging: ServerResponse[] = [];
   let waiters: Array<() => void> = [];
-  const receiver = { url: '', received, answer } as WebhookReceiver;
+  const receiver = { url: '', received, answer, open: 0, mostOpen: 0 } as WebhookReceiver;
   const server = createServer((request, response) => {
+    const counts = together ? [receiver, together] : [receiver];
+    for (const count of counts) {
+      count.open += 1;
+      count.mostOpen = Math.max(count.mostOpen, count.open);
+    }
+    response.on('close', () => {
+      for (const count of counts) count.open -= 1;
+    });
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {

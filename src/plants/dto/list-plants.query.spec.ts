@@ -1,11 +1,14 @@
 import { BadRequestException } from '@nestjs/common';
 import { describe, expect, it } from 'vitest';
-import { LIMIT_MAX, LIMIT_RULE, ParseListPlantsQueryPipe } from './list-plants.query.js';
+import { LIMIT_RULE, ParseListPlantsQueryPipe, PLANTS_LIMIT } from './list-plants.query.js';
+
+const LIMIT_MAX = PLANTS_LIMIT.max;
 
 const pipe = new ParseListPlantsQueryPipe();
 
 describe('ParseListPlantsQueryPipe', () => {
   it('reads limit from 0 to 2^31-1, and no limit as none', () => {
+    expect(LIMIT_RULE).toBe('limit must be an integer from 0 to 2147483647');
     expect(pipe.transform({})).toEqual({});
     expect(pipe.transform(undefined)).toEqual({});
     expect(pipe.transform({ limit: '0' })).toEqual({ limit: 0 });

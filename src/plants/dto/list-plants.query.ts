@@ -1,10 +1,16 @@
 import { BadRequestException, Injectable, type PipeTransform } from '@nestjs/common';
 import { decodeCursor, CURSOR_RULE } from '../../http/page-cursor.js';
 import { isInt64, parseDecimalInteger } from '../../validation/int64.js';
-import { queryParameters } from '../../validation/query-parameters.js';
+import {
+  type LimitRange,
+  limitRule,
+  parseLimit,
+  queryParameters,
+} from '../../validation/query-parameters.js';
 
-export const LIMIT_MAX = 2_147_483_647;
-export const LIMIT_RULE = `limit must be an integer from 0 to ${LIMIT_MAX}`;
+/** `limit` of GET /plants: int32, any count a client may ask for. */
+export const PLANTS_LIMIT: LimitRange = { min: 0, max: 2_147_483_647 };
+export const LIMIT_RULE = limitRule(PLANTS_LIMIT);
 
 /** The query of GET /plants, as read by ParseListPlantsQueryPipe. */
 export interface ListPlantsQuery {
@@ -15,32 +21,25 @@ export interface ListPlantsQuery {
 }
 
 /**
- * Reads the query of GET /plants: `limit` is plain decimal digits from 0 to
- * LIMIT_MAX ("1.5", "-1", "1e3", "" and a repeated limit fail), `after` a
+ * Reads the query of GET /plants: `limit` is plain decimal digits in
+ * PLANTS_LIMIT ("1.5", "-1", "1e3", "" and a repeated limit fail), `after` a
  * cursor of a plants next link holding an int64 id, and any other parameter
  * is a 400 that names it, so that a typo never lists everything.
  *
  * A parse pipe, as Nest's ParseIntPipe is, rather than a class-validator DTO:
  * for one integer, class-transformer and class-validator cost about a tenth of
- * a list request's CPU time (BENCHMARKS.md history). Request bodies stay DTOs.
+ * a list request's CPU time (BENCHMARKS.md's git history). Request bodies stay
+ * DTOs.
  */
 @Injectable()
 export class ParseListPlantsQueryPipe implements PipeTransform<unknown, ListPlantsQuery> {
   transform(query: unknown): ListPlantsQuery {
     const { limit, after } = queryParameters(query, 'limit', 'after');
     return {
-      ...(limit !== undefined && { limit: parseLimit(limit) }),
+      ...(limit !== undefined && { limit: parseLimit(limit, PLANTS_LIMIT) }),
       ...(after !== undefined && { after: parseAfter(after) }),
     };
   }
-}
-
-function parseLimit(limit: unknown): number {
-  if (typeof limit === 'string' && /^\d{1,10}$/.test(limit)) {
-    const value = Number(limit);
-    if (value <= LIMIT_MAX) return value;
-  }
-  throw new BadRequestException(LIMIT_RULE);
 }
 
 function parseAfter(after: unknown): bigint {

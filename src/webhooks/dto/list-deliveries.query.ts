@@ -1,9 +1,10 @@
 import { Injectable, type PipeTransform } from '@nestjs/common';
+import { type LimitRange } from '../../validation/query-parameters.js';
 import { type PageQuery, PAGE_LIMIT_MAX, readPageQuery } from './page.query.js';
 
-export const DELIVERIES_LIMIT_MAX = PAGE_LIMIT_MAX;
+/** `limit` of GET /webhooks/{id}/deliveries: at least one, since it has a default. */
+export const DELIVERIES_LIMIT: LimitRange = { min: 1, max: PAGE_LIMIT_MAX };
 export const DELIVERIES_LIMIT_DEFAULT = 100;
-export const DELIVERIES_LIMIT_RULE = `limit must be an integer from 1 to ${DELIVERIES_LIMIT_MAX}`;
 
 /**
  * Reads the query of GET /webhooks/{id}/deliveries: `limit` is plain decimal
@@ -13,6 +14,9 @@ export const DELIVERIES_LIMIT_RULE = `limit must be an integer from 1 to ${DELIV
 @Injectable()
 export class ParseListDeliveriesQueryPipe implements PipeTransform<unknown, PageQuery> {
   transform(query: unknown): PageQuery {
-    return readPageQuery(query, 'deliveries', { min: 1, fallback: DELIVERIES_LIMIT_DEFAULT });
+    return readPageQuery(query, 'deliveries', {
+      range: DELIVERIES_LIMIT,
+      fallback: DELIVERIES_LIMIT_DEFAULT,
+    });
   }
 }

@@ -1,5 +1,9 @@
 import { Injectable, type PipeTransform } from '@nestjs/common';
-import { type PageQuery, readPageQuery } from './page.query.js';
+import { type LimitRange } from '../../validation/query-parameters.js';
+import { type PageQuery, PAGE_LIMIT_MAX, readPageQuery } from './page.query.js';
+
+/** `limit` of GET /webhooks; without it, every subscription. */
+export const WEBHOOKS_LIMIT: LimitRange = { min: 0, max: PAGE_LIMIT_MAX };
 
 /**
  * Reads the query of GET /webhooks: `limit` from 0 to 1000 (without it, all
@@ -8,6 +12,6 @@ import { type PageQuery, readPageQuery } from './page.query.js';
 @Injectable()
 export class ParseListWebhooksQueryPipe implements PipeTransform<unknown, PageQuery> {
   transform(query: unknown): PageQuery {
-    return readPageQuery(query, 'webhooks', { min: 0 });
+    return readPageQuery(query, 'webhooks', { range: WEBHOOKS_LIMIT });
   }
 }

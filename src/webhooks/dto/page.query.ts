@@ -1,12 +1,15 @@
 import { BadRequestException } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import {
   CURSOR_RULE,
   type CursorList,
   decodeCursor,
   encodeCursor,
+  nextLink,
 } from '../../http/page-cursor.js';
-import { queryParameters } from '../../validation/query-parameters.js';
+import { type LimitRange, parseLimit, queryParameters } from '../../validation/query-parameters.js';
 
+/** The most items a page of a webhook list holds. */
 export const PAGE_LIMIT_MAX = 1000;
 
 /**
@@ -25,23 +28,19 @@ export interface PageQuery {
 }
 
 /**
- * Reads `limit` (plain digits from `min` to PAGE_LIMIT_MAX, else `fallback`)
- * and `after` (a cursor of `list`'s next link) from a query; any other
- * parameter is a 400 that names it.
+ * Reads `limit` (plain digits in `range`, else `fallback`) and `after` (a
+ * cursor of `list`'s next link) from a query; any other parameter is a 400
+ * that names it.
  */
 export function readPageQuery(
   query: unknown,
   list: CursorList,
-  { min, fallback }: { min: number; fallback?: number },
+  { range, fallback }: { range: LimitRange; fallback?: number },
 ): PageQuery {
   const { limit, after } = queryParameters(query, 'limit', 'after');
   const page: PageQuery = {};
   if (limit !== undefined) {
-    const value = typeof limit === 'string' && /^\d{1,4}$/.test(limit) ? Number(limit) : NaN;
-    if (!(value >= min && value <= PAGE_LIMIT_MAX)) {
-      throw new BadRequestException(`limit must be an integer from ${min} to ${PAGE_LIMIT_MAX}`);
-    }
-    page.limit = value;
+    page.limit = parseLimit(limit, range);
   } else if (fallback !== undefined) {
     page.limit = fallback;
   }
@@ -54,5 +53,21 @@ export function readPageQuery(
 }
 
 /** The cursor that goes on after `item`. */
-export const cursorAfter = (list: CursorList, item: PagePosition): string =>
+const cursorAfter = (list: CursorList, item: PagePosition): string =>
   encodeCursor(list, `${item.createdAt} ${item.id}`);
+
+/**
+ * Sends the Link header of a page of `list` at `path` when a next page follows
+ * (`next`, the last item shown); none after the last page, nor without a
+ * limit (then the page holds every item).
+ */
+export function linkNextPage(
+  reply: FastifyReply,
+  path: string,
+  list: CursorList,
+  page: { limit?: number; next?: PagePosition },
+): void {
+  if (page.next && page.limit !== undefined) {
+    void reply.header('Link', nextLink(path, page.limit, cursorAfter(list, page.next)));
+  }
+}

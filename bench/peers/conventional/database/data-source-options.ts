@@ -2,6 +2,7 @@ import type { TypeOrmModuleOptions } from '@nestjs/typeorm';
 import { ApiToken } from '../auth/api-token.entity.js';
 import { Plant } from '../plants/plant.entity.js';
 import { POSTGRES_POOL } from '../../../reference/store.js';
+import { Database } from '../../../support/better-sqlite3.js';
 import { settings } from '../settings.js';
 import { InitialSchema1732262400000 } from './initial-schema.migration.js';
 
@@ -18,6 +19,7 @@ export function dataSourceOptions(): TypeOrmModuleOptions {
     return {
       ...common,
       type: 'better-sqlite3',
+      driver: Database,
       database: url.slice('sqlite:'.length),
       enableWAL: true,
       // The service's busy timeout: DB_STATEMENT_TIMEOUT_MS, its query_timeout on PostgreSQL.

@@ -70,14 +70,13 @@ describe('the runtime options of the built service', () => {
       NODE_ENV: 'production',
       NODE_OPTIONS: RUNTIME_NODE_OPTIONS,
       NODE_COMPILE_CACHE: cacheDir,
-      WARM_PORT: '0',
     };
     try {
-      const warm = (port: string) =>
+      const warm = (port: string, extraEnv: Record<string, string> = {}) =>
         spawnSync(
           process.execPath,
           ['scripts/warm-compile-cache.mjs', ...RUNTIME_NODE_ARGS, SERVICE_ENTRY],
-          { env: { ...env, WARM_PORT: port }, encoding: 'utf8', timeout: 90_000 },
+          { env: { ...env, WARM_PORT: port, ...extraEnv }, encoding: 'utf8', timeout: 90_000 },
         );
       if (!COMPILE_CACHE_SUPPORTED) {
         const run = warm('3998');
@@ -92,15 +91,7 @@ describe('the runtime options of the built service', () => {
       expect(first.stderr).toMatch(/^warm-compile-cache: \d+ entries in /);
       expect(first.status).toBe(0);
       // A second start finds the bundle's compiled code in the cache and uses it.
-      const second = spawnSync(
-        process.execPath,
-        ['scripts/warm-compile-cache.mjs', ...RUNTIME_NODE_ARGS, SERVICE_ENTRY],
-        {
-          env: { ...env, WARM_PORT: '3997', NODE_DEBUG_NATIVE: 'COMPILE_CACHE' },
-          encoding: 'utf8',
-          timeout: 90_000,
-        },
-      );
+      const second = warm('3997', { NODE_DEBUG_NATIVE: 'COMPILE_CACHE' });
       expect(second.status).toBe(0);
       expect(second.stdout + second.stderr).toMatch(
         /V8 code cache for ESM \S*dist\/bundle\/main\.js was accepted/,

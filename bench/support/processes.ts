@@ -71,6 +71,9 @@ async function freePort(): Promise<number> {
 /** Node 22.1 added the compile cache (NODE_COMPILE_CACHE); Node 20 has none. */
 export const COMPILE_CACHE_SUPPORTED = 'enableCompileCache' in module;
 
+/** Where scripts/warm-compile-cache.mjs runs the service while it fills a cache. */
+const WARM_PORT = 3996;
+
 /** The compile cache of each service command line, filled once per bench run. */
 const compileCaches = new Map<string, string>();
 process.once('exit', () => {
@@ -102,8 +105,6 @@ function compileCacheOf(
   }
   return { NODE_COMPILE_CACHE: dir };
 }
-
-const WARM_PORT = 3996;
 
 /**
  * Starts `node <script>` on a free port and waits for its first answer (a 401

@@ -196,3 +196,41 @@ describe.each(databaseKinds())('the failure budget before the body on %s', (kind
     expect(bytesRead).toBeLessThanOrEqual(UNAUTHENTICATED_READ_BYTES);
   });
 });
+
+describe.each(databaseKinds())('the pace of refusals on %s', (kind) => {
+  const DELAY_MS = 1500;
+  const t = useTestApp(kind, {
+    RATE_LIMIT_ENABLED: 'true',
+    AUTH_REFUSAL_RATE: '1',
+    AUTH_REFUSAL_DELAY_MS: String(DELAY_MS),
+  });
+
+  it('answers a refusal past the rate late, reading no more of its body, while an authenticated caller from the same address is answered at once', async () => {
+    const port = await portOf(t.current);
+    const { auth } = await t.current.newCaller();
+    const first = await answerWithoutBody(port, '', 10);
+    expect(first.answered && first.status).toBe(401);
+
+    const sent = performance.now();
+    let heldAnsweredAfter: number | undefined;
+    const held = postMebibyte(t.current, {}).then((result) => {
+      heldAnsweredAfter = performance.now() - sent;
+      return result;
+    });
+    const list = await sendRaw(
+      port,
+      Buffer.from(
+        `GET /plants HTTP/1.1\r\nhost: x\r\nauthorization: ${auth}\r\nconnection: close\r\n\r\n`,
+      ),
+    );
+    expect(list.answered && list.status).toBe(200);
+    expect(heldAnsweredAfter).toBeUndefined();
+
+    const { outcome, bytesRead } = await held;
+    expect(outcome.status).toBe(401);
+    expect(JSON.parse(outcome.body ?? '')).toMatchObject({ error: 401 });
+    // Timers never fire early; the margin is for rounding to whole milliseconds.
+    expect(heldAnsweredAfter).toBeGreaterThanOrEqual(DELAY_MS - 5);
+    expect(bytesRead).toBeLessThanOrEqual(UNAUTHENTICATED_READ_BYTES);
+  });
+});

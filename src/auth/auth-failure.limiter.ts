@@ -29,6 +29,27 @@ export interface MemoryLimiterOptions {
 }
 
 /**
+ * A count per client address, each living `windowMs` from when it was set
+ * first, at most `maxClients` of them (the least recently seen forgotten
+ * first): the in-memory failure budget's, and the refusal pacer's.
+ */
+export function clientWindows(
+  maxClients: number,
+  windowMs: number,
+  now: () => number,
+): LRUCache<string, number> {
+  return new LRUCache({
+    // maxSize, not max: storage that grows with use (see MemoryThrottlerStorage).
+    maxSize: maxClients,
+    sizeCalculation: () => 1,
+    ttl: windowMs,
+    // The clock is read on every call, not cached with a timer per millisecond.
+    ttlResolution: 0,
+    perf: { now },
+  });
+}
+
+/**
  * In process memory, bounded: at most `maxClients` addresses, each forgotten
  * when its window ends, and every call O(1) however many addresses were seen.
  * At the bound the least recently seen addresses are forgotten, their failures
@@ -50,15 +71,7 @@ export class MemoryAuthFailureLimiter implements AuthFailureLimiter {
       now = () => performance.now(),
     }: MemoryLimiterOptions = {},
   ) {
-    this.failures = new LRUCache({
-      // maxSize, not max: storage that grows with use (see MemoryThrottlerStorage).
-      maxSize: maxClients,
-      sizeCalculation: () => 1,
-      ttl: windowMs,
-      // The clock is read on every call, not cached with a timer per millisecond.
-      ttlResolution: 0,
-      perf: { now },
-    });
+    this.failures = clientWindows(maxClients, windowMs, now);
   }
 
   /** How many clients are remembered (never more than maxClients). */

@@ -1,18 +1,30 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { PassportModule } from '@nestjs/passport';
+import type { Environment } from '../config/environment.js';
 import { AUTH_FAILURE_LIMITER } from './auth-failure.limiter.js';
 import { AuthFailureModule } from './auth-failure.module.js';
 import { BearerStrategy } from './bearer.strategy.js';
 import { jwtVerifierFrom } from './jwt-settings.js';
 import { JwtVerifier } from './jwt-verifier.js';
+import { REFUSAL_PACER, RefusalPacer } from './refusal-pacer.js';
 import { RequestAuthenticator } from './request-authenticator.js';
 import { TokenBootstrapService } from './token-bootstrap.service.js';
 import { TokensModule } from './tokens.module.js';
 
 export interface AuthOptions {
-  /** Count failed authentications per client address and refuse past the budget (429). */
+  /**
+   * Count failed authentications per client address and refuse past the
+   * budget (429); pace the refusals to each address (RefusalPacer).
+   */
   failureBudget: boolean;
+}
+
+function refusalPacerFrom(config: ConfigService<Environment, true>): RefusalPacer {
+  return new RefusalPacer(
+    config.get('AUTH_REFUSAL_RATE', { infer: true }),
+    config.get('AUTH_REFUSAL_DELAY_MS', { infer: true }),
+  );
 }
 
 /**
@@ -35,7 +47,12 @@ export class AuthModule {
         TokenBootstrapService,
         RequestAuthenticator,
         { provide: JwtVerifier, inject: [ConfigService], useFactory: jwtVerifierFrom },
-        ...(failureBudget ? [] : [{ provide: AUTH_FAILURE_LIMITER, useValue: null }]),
+        ...(failureBudget
+          ? [{ provide: REFUSAL_PACER, inject: [ConfigService], useFactory: refusalPacerFrom }]
+          : [
+              { provide: AUTH_FAILURE_LIMITER, useValue: null },
+              { provide: REFUSAL_PACER, useValue: null },
+            ]),
       ],
       exports: [RequestAuthenticator],
     };

@@ -7,6 +7,7 @@ import { AuthChallengeException } from './auth-challenge.exception.js';
 import type { AuthenticatedCaller } from './caller-owner.decorator.js';
 import { MemoryAuthFailureLimiter } from './auth-failure.limiter.js';
 import { REALM } from './auth-challenge.exception.js';
+import type { RefusalPacer } from './refusal-pacer.js';
 import { callerFromVerdict, RequestAuthenticator } from './request-authenticator.js';
 
 /** A request as Fastify hands it over: parsed headers and Node's raw ones. */
@@ -72,6 +73,7 @@ describe('RequestAuthenticator', () => {
         { realm: REALM },
         (token: string, done: (error: null, caller: AuthenticatedCaller | false) => void) => {
           lookups += 1;
+          if (token === 'down-token') return done(new Error('ECONNREFUSED') as never, false);
           done(null, token === 'good-token' ? { owner: 'alice' } : false);
         },
       ),
@@ -79,7 +81,7 @@ describe('RequestAuthenticator', () => {
   });
 
   it('authenticates once per request, however often it is asked', async () => {
-    const authenticator = new RequestAuthenticator(null);
+    const authenticator = new RequestAuthenticator(null, null);
     const request = requestWith('Authorization', 'Bearer good-token');
     const before = lookups;
     expect(await authenticator.authenticate(request, reply)).toEqual({ owner: 'alice' });
@@ -88,7 +90,7 @@ describe('RequestAuthenticator', () => {
   });
 
   it('refuses several Authorization headers (400) without looking a token up', async () => {
-    const authenticator = new RequestAuthenticator(null);
+    const authenticator = new RequestAuthenticator(null, null);
     const before = lookups;
     const request = requestWith(
       'Authorization',
@@ -104,7 +106,7 @@ describe('RequestAuthenticator', () => {
 
   it('counts only credentials that were presented and wrong, a malformed header included', async () => {
     const limiter = new MemoryAuthFailureLimiter(2, 60_000);
-    const authenticator = new RequestAuthenticator(limiter);
+    const authenticator = new RequestAuthenticator(limiter, null);
     for (let i = 0; i < 5; i++) {
       await expect(authenticator.authenticate(requestWith(), reply)).rejects.toBeInstanceOf(
         AuthChallengeException,
@@ -124,5 +126,30 @@ describe('RequestAuthenticator', () => {
     await expect(
       authenticator.authenticate(requestWith('Authorization', 'Bearer good-token'), reply),
     ).rejects.toMatchObject({ status: 429 });
+  });
+
+  it('paces every refusal of its address (401, 429, 400), never an accepted caller nor a failure of its own', async () => {
+    const paced: string[] = [];
+    const pacer = { pace: (client: string) => void paced.push(client) } as unknown as RefusalPacer;
+    const authenticator = new RequestAuthenticator(new MemoryAuthFailureLimiter(1, 60_000), pacer);
+    await authenticator.authenticate(requestWith('Authorization', 'Bearer good-token'), reply);
+    await expect(
+      authenticator.authenticate(requestWith('Authorization', 'Bearer down-token'), reply),
+    ).rejects.toThrow('ECONNREFUSED');
+    expect(paced).toEqual([]);
+    await expect(authenticator.authenticate(requestWith(), reply)).rejects.toMatchObject({
+      status: 401,
+    });
+    const twoHeaders = requestWith('Authorization', 'Bearer a', 'Authorization', 'Bearer b');
+    await expect(authenticator.authenticate(twoHeaders, reply)).rejects.toMatchObject({
+      status: 400,
+    });
+    await expect(
+      authenticator.authenticate(requestWith('Authorization', 'Bearer wrong-token'), reply),
+    ).rejects.toMatchObject({ status: 401 });
+    await expect(
+      authenticator.authenticate(requestWith('Authorization', 'Bearer good-token'), reply),
+    ).rejects.toMatchObject({ status: 429 });
+    expect(paced).toEqual(['10.0.0.1', '10.0.0.1', '10.0.0.1', '10.0.0.1']);
   });
 });

@@ -1,8 +1,9 @@
-import { BadRequestException, Inject, Injectable } from '@nestjs/common';
+import { BadRequestException, HttpException, Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import passport from 'passport';
 import { AUTH_FAILURE_LIMITER, type AuthFailureLimiter } from './auth-failure.limiter.js';
 import { AuthChallengeException } from './auth-challenge.exception.js';
+import { REFUSAL_PACER, type RefusalPacer } from './refusal-pacer.js';
 import type { AuthenticatedCaller } from './caller-owner.decorator.js';
 import { TooManyRequestsException } from './too-many-requests.exception.js';
 
@@ -53,12 +54,17 @@ export function callerFromVerdict(
  * Only a credential that was presented and is wrong counts against the
  * budget (a malformed Authorization header included): a request with none, a
  * browser or a probe, must not lock out the real clients sharing its address.
+ * Every refusal, with a credential or without, is paced per address
+ * (RefusalPacer): past its rate, the refusal comes late.
  */
 @Injectable()
 export class RequestAuthenticator {
   private readonly verdicts = new WeakMap<FastifyRequest, Promise<AuthenticatedCaller>>();
 
-  constructor(@Inject(AUTH_FAILURE_LIMITER) private readonly failures: AuthFailureLimiter | null) {}
+  constructor(
+    @Inject(AUTH_FAILURE_LIMITER) private readonly failures: AuthFailureLimiter | null,
+    @Inject(REFUSAL_PACER) private readonly pacer: RefusalPacer | null,
+  ) {}
 
   authenticate(request: FastifyRequest, reply: FastifyReply): Promise<AuthenticatedCaller> {
     let verdict = this.verdicts.get(request);
@@ -70,6 +76,21 @@ export class RequestAuthenticator {
   }
 
   private async check(request: FastifyRequest, reply: FastifyReply): Promise<AuthenticatedCaller> {
+    try {
+      return await this.verdictOf(request, reply);
+    } catch (error) {
+      // A refusal (4xx), not a failure of the service (a database down: 503).
+      if (this.pacer && error instanceof HttpException && error.getStatus() < 500) {
+        await this.pacer.pace(request.ip);
+      }
+      throw error;
+    }
+  }
+
+  private async verdictOf(
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<AuthenticatedCaller> {
     if (this.failures) {
       const pending = this.failures.retryAfter(request.ip);
       const wait = typeof pending === 'number' ? pending : await pending;

@@ -40,6 +40,8 @@ describe('validateEnvironment', () => {
       RATE_LIMIT_WINDOW_MS: 60000,
       RATE_LIMIT_MAX: 1200,
       AUTH_FAILURE_LIMIT: 20,
+      AUTH_REFUSAL_RATE: 20,
+      AUTH_REFUSAL_DELAY_MS: 1000,
       TRUST_PROXY: false,
       AUTH_JWT_OWNER_CLAIM: 'sub',
       AUTH_JWT_ALGORITHMS: ['RS256', 'PS256', 'ES256', 'EdDSA'],

@@ -255,7 +255,7 @@ export class Environment {
 
   @Variable(
     'Rate limits',
-    'Apply the per-owner request quota and the failed-authentication budget.',
+    'Apply the per-owner request quota, the failed-authentication budget and the pace of refusals.',
   )
   @BooleanVariable()
   RATE_LIMIT_ENABLED = true;
@@ -277,6 +277,18 @@ export class Environment {
   )
   @IntVariable(1, 1_000_000)
   AUTH_FAILURE_LIMIT = 20;
+
+  @Variable(
+    'Rate limits',
+    'Refusals (401, 429) per second to one client address answered at once; past it, ' +
+      'each comes AUTH_REFUSAL_DELAY_MS late. Authenticated requests are never slowed.',
+  )
+  @IntVariable(1, 1_000_000)
+  AUTH_REFUSAL_RATE = 20;
+
+  @Variable('Rate limits', 'How late a refusal past AUTH_REFUSAL_RATE is answered.')
+  @IntVariable(1, 60_000)
+  AUTH_REFUSAL_DELAY_MS = 1000;
 
   @Variable(
     'Rate limits',

@@ -26,10 +26,11 @@ export interface RefusalPacerOptions {
 }
 
 /**
- * Paces the answers to requests that authenticate no one (the 401s and 429s
- * of the authentication step, answered before the body is read), per client
- * address: past `perSecond` of them in a second, each further one is answered
- * `delayMs` late, its body left unread meanwhile.
+ * Paces the answers to requests that authenticate no one (the 401s, 429s and
+ * 400s of the authentication step, answered before the body is read), per
+ * client address: past `perSecond` of them in a second, each further one is
+ * answered `delayMs` late, its body read meanwhile no further than Node's
+ * buffer (back-pressure stops the reading).
  *
  * Why: a refusal costs the service about as much CPU as a small list (a new
  * connection, the answer, the close), so a client that loops on refused

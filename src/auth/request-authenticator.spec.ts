@@ -71,9 +71,13 @@ describe('RequestAuthenticator', () => {
       'bearer',
       new Strategy(
         { realm: REALM },
-        (token: string, done: (error: null, caller: AuthenticatedCaller | false) => void) => {
+        (
+          token: string,
+          done: (error: Error | null, caller: AuthenticatedCaller | false) => void,
+        ) => {
           lookups += 1;
-          if (token === 'down-token') return done(new Error('ECONNREFUSED') as never, false);
+          // A token table that cannot be reached, as a database that is down.
+          if (token === 'down-token') return done(new Error('ECONNREFUSED'), false);
           done(null, token === 'good-token' ? { owner: 'alice' } : false);
         },
       ),

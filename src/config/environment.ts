@@ -286,8 +286,12 @@ export class Environment {
   @IntVariable(1, 1_000_000)
   AUTH_REFUSAL_RATE = 20;
 
-  @Variable('Rate limits', 'How late a refusal past AUTH_REFUSAL_RATE is answered.')
-  @IntVariable(1, 60_000)
+  @Variable(
+    'Rate limits',
+    'How late a refusal past AUTH_REFUSAL_RATE is answered (at most 10 s: a held request ' +
+      'keeps its connection).',
+  )
+  @IntVariable(1, 10_000)
   AUTH_REFUSAL_DELAY_MS = 1000;
 
   @Variable(

@@ -232,5 +232,7 @@ describe.each(databaseKinds())('the pace of refusals on %s', (kind) => {
     // Timers never fire early; the margin is for rounding to whole milliseconds.
     expect(heldAnsweredAfter).toBeGreaterThanOrEqual(DELAY_MS - 5);
     expect(bytesRead).toBeLessThanOrEqual(UNAUTHENTICATED_READ_BYTES);
+    const metrics = await t.current.http().get('/metrics');
+    expect(metrics.text).toMatch(/^auth_refusals_held_total 1$/m);
   });
 });

@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { PassportModule } from '@nestjs/passport';
 import type { Environment } from '../config/environment.js';
+import { AuthMetrics } from '../metrics/auth-metrics.js';
 import { AUTH_FAILURE_LIMITER } from './auth-failure.limiter.js';
 import { AuthFailureModule } from './auth-failure.module.js';
 import { BearerStrategy } from './bearer.strategy.js';
@@ -20,10 +21,14 @@ export interface AuthOptions {
   failureBudget: boolean;
 }
 
-function refusalPacerFrom(config: ConfigService<Environment, true>): RefusalPacer {
+function refusalPacerFrom(
+  config: ConfigService<Environment, true>,
+  metrics: AuthMetrics,
+): RefusalPacer {
   return new RefusalPacer(
     config.get('AUTH_REFUSAL_RATE', { infer: true }),
     config.get('AUTH_REFUSAL_DELAY_MS', { infer: true }),
+    { onHold: () => metrics.refusalHeld() },
   );
 }
 
@@ -48,7 +53,13 @@ export class AuthModule {
         RequestAuthenticator,
         { provide: JwtVerifier, inject: [ConfigService], useFactory: jwtVerifierFrom },
         ...(failureBudget
-          ? [{ provide: REFUSAL_PACER, inject: [ConfigService], useFactory: refusalPacerFrom }]
+          ? [
+              {
+                provide: REFUSAL_PACER,
+                inject: [ConfigService, AuthMetrics],
+                useFactory: refusalPacerFrom,
+              },
+            ]
           : [
               { provide: AUTH_FAILURE_LIMITER, useValue: null },
               { provide: REFUSAL_PACER, useValue: null },

@@ -39,7 +39,8 @@ describe('RefusalPacer', () => {
   });
 
   it('holds at most maxHeld refusals at once; past that it answers at once', async () => {
-    const pacer = new RefusalPacer(1, 1000, { maxHeld: 2 });
+    let heldCount = 0;
+    const pacer = new RefusalPacer(1, 1000, { maxHeld: 2, onHold: () => (heldCount += 1) });
     expect(pacer.pace('10.0.0.1')).toBeUndefined();
     const first = pacer.pace('10.0.0.1');
     const second = pacer.pace('10.0.0.1');
@@ -47,6 +48,7 @@ describe('RefusalPacer', () => {
     expect(second).toBeInstanceOf(Promise);
     expect(pacer.pace('10.0.0.1')).toBeUndefined();
     expect(pacer.holding).toBe(2);
+    expect(heldCount).toBe(2);
     await vi.advanceTimersByTimeAsync(1000);
     expect(await settled(first)).toBe(true);
     expect(await settled(second)).toBe(true);

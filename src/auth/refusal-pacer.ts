@@ -23,6 +23,8 @@ export interface RefusalPacerOptions {
   maxHeld?: number;
   /** Milliseconds on any monotonic scale (tests move it by hand). */
   now?: () => number;
+  /** Told of each refusal held back (the metrics' counter). */
+  onHold?: () => void;
 }
 
 /**
@@ -47,6 +49,7 @@ export class RefusalPacer {
   private readonly refusals: LRUCache<string, number>;
   private held = 0;
   private readonly maxHeld: number;
+  private readonly onHold: () => void;
 
   constructor(
     private readonly perSecond: number,
@@ -55,9 +58,11 @@ export class RefusalPacer {
       maxClients = MAX_CLIENTS,
       maxHeld = MAX_HELD,
       now = () => performance.now(),
+      onHold = () => {},
     }: RefusalPacerOptions = {},
   ) {
     this.maxHeld = maxHeld;
+    this.onHold = onHold;
     this.refusals = clientWindows(maxClients, WINDOW_MS, now);
   }
 
@@ -77,6 +82,7 @@ export class RefusalPacer {
     this.refusals.set(client, count, { noUpdateTTL: count > 1 });
     if (count <= this.perSecond || this.held >= this.maxHeld) return undefined;
     this.held += 1;
+    this.onHold();
     return new Promise((resolve) =>
       setTimeout(() => {
         this.held -= 1;

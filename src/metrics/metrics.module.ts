@@ -1,4 +1,6 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
+import { AuthMetrics, NoAuthMetrics } from './auth-metrics.js';
+import { AuthMetricsService } from './auth-metrics.service.js';
 import { MetricsController } from './metrics.controller.js';
 import { MetricsService } from './metrics.service.js';
 import { NoMetrics, PlantMetrics } from './plant-metrics.js';
@@ -22,16 +24,18 @@ export class MetricsModule {
             MetricsService,
             { provide: PlantMetrics, useExisting: MetricsService },
             { provide: WebhookMetrics, useClass: WebhookMetricsService },
+            { provide: AuthMetrics, useClass: AuthMetricsService },
           ],
-          exports: [PlantMetrics, WebhookMetrics],
+          exports: [PlantMetrics, WebhookMetrics, AuthMetrics],
         }
       : {
           module: MetricsModule,
           providers: [
             { provide: PlantMetrics, useClass: NoMetrics },
             { provide: WebhookMetrics, useClass: NoWebhookMetrics },
+            { provide: AuthMetrics, useClass: NoAuthMetrics },
           ],
-          exports: [PlantMetrics, WebhookMetrics],
+          exports: [PlantMetrics, WebhookMetrics, AuthMetrics],
         };
   }
 }

@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { ThrottlerGuard } from '@nestjs/throttler';
 import { BearerAuthGuard } from './auth/bearer-auth.guard.js';
 import { AuthModule } from './auth/auth.module.js';
@@ -9,6 +9,7 @@ import { DtoValidationPipe } from './validation/validation.pipe.js';
 import { configModule } from './config/config.module.js';
 import type { Environment } from './config/environment.js';
 import { DatabaseModule } from './database/database.module.js';
+import { DatabaseWorkInterceptor } from './database/database-work.interceptor.js';
 import { HealthModule } from './health/health.module.js';
 import { LifecycleModule } from './lifecycle/lifecycle.module.js';
 import { LoggingModule } from './logging/logging.module.js';
@@ -54,6 +55,8 @@ export class AppModule {
         { provide: APP_GUARD, useClass: BearerAuthGuard },
         // Not registered at all when off: a guard that only skips still runs on every request.
         ...(rateLimited ? [{ provide: APP_GUARD, useClass: ThrottlerGuard }] : []),
+        // A handler's database work within the request's deadline, retried once where safe.
+        { provide: APP_INTERCEPTOR, useClass: DatabaseWorkInterceptor },
         { provide: APP_PIPE, useClass: DtoValidationPipe },
         { provide: APP_FILTER, useClass: HttpErrorFilter },
       ],

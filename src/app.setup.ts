@@ -7,6 +7,8 @@ import { AppModule } from './app.module.js';
 import type { Environment } from './config/environment.js';
 import { loadEnvironment } from './config/load-environment.js';
 import { RequestAuthenticator } from './auth/request-authenticator.js';
+import { requestDeadline } from './database/database-work.interceptor.js';
+import { withDeadline } from './database/request-deadline.js';
 import { answerClientError } from './errors/client-error.handler.js';
 import { sendError } from './errors/http-error.filter.js';
 import { announcesBody, unsupportedContentEncoding } from './http/content-encoding.js';
@@ -48,7 +50,8 @@ export interface CreatedApp {
  *     public: a 401 or 429 leaves before the body is read; then a body in a
  *     Content-Encoding other than identity is a 415.
  *  4. The JSON body parser (lossless: every digit of an int64 id survives).
- *  5. Nest (app.module.ts): BearerAuthGuard (takes step 3's verdict), ThrottlerGuard, DtoValidationPipe,
+ *  5. Nest (app.module.ts): BearerAuthGuard (takes step 3's verdict), ThrottlerGuard,
+ *     DatabaseWorkInterceptor (the deadline, one retry where safe), DtoValidationPipe,
  *     the controller; HttpErrorFilter for every error.
  *  6. onResponse: the request log line and the duration histogram.
  *  7. The connection: closed in stages when the answer came before the body.
@@ -170,7 +173,9 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
     // it is one here too, not a 401 for a route that does not exist.
     if (Object.values(request.params as Record<string, string>).includes('')) return;
     try {
-      await authenticator.authenticate(request, reply);
+      // The token lookup is the first of the request's database work, within its deadline.
+      const expiresAt = requestDeadline(env.DB_REQUEST_DEADLINE_MS, reply.elapsedTime);
+      await withDeadline(expiresAt, () => authenticator.authenticate(request, reply));
     } catch (error) {
       return answerBeforeBody(error, request, reply, true);
     }

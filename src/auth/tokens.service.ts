@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import { retryOnce } from '../database/database-retry.js';
 import type { ApiToken } from './api-token.entity.js';
 import type { AuthenticatedCaller } from './caller-owner.decorator.js';
 import { SCOPES, type Scope } from './required-scope.decorator.js';
@@ -44,9 +45,11 @@ export class TokensService {
   /**
    * The owner and scopes of a live token, looked up by hash in the database
    * on every request, never cached: a revocation applies from the next request on.
+   * A read, so tried once more after a failure of the database (a failover).
    */
   async callerOf(token: string): Promise<AuthenticatedCaller | null> {
-    const live = await this.tokens.live(hashToken(token));
+    const tokenHash = hashToken(token);
+    const live = await retryOnce('repeatable', () => this.tokens.live(tokenHash));
     if (live === null) return null;
     let scopes = this.scopeSets.get(live.scopes);
     if (!scopes) {

@@ -25,6 +25,7 @@ describe('validateEnvironment', () => {
       DB_POOL_SIZE: 10,
       DB_CONNECT_TIMEOUT_MS: 5000,
       DB_STATEMENT_TIMEOUT_MS: 10000,
+      DB_REQUEST_DEADLINE_MS: 10000,
       BODY_LIMIT_BYTES: 65536,
       LOG_LEVEL: 'info',
       METRICS_ENABLED: true,
@@ -227,7 +228,7 @@ describe('validateEnvironment', () => {
       /secret!value/,
     );
     expect(problemLines({ DATABASE_URL: 'mysql://user:hunter2@db/plants' })).toEqual([
-      'DATABASE_URL: the value is not in the allowed form; allowed: sqlite:<file path> or postgres://user:password@host:port/database',
+      'DATABASE_URL: the value is not in the allowed form; allowed: sqlite:<file path> or postgres://user:password@host:port/database (several host:port, comma-separated)',
     ]);
     expect(problemLines({ REDIS_URL: 'http://:hunter2@redis' })[0]).toMatch(
       /^REDIS_URL: the value is not in the allowed form/,

@@ -127,13 +127,15 @@ export class Environment {
 
   @Variable(
     'Database',
-    'The database: `sqlite:<file>` (or `sqlite::memory:`), no server needed, or PostgreSQL.',
+    'The database: `sqlite:<file>` (or `sqlite::memory:`), no server needed, or PostgreSQL, ' +
+      "also in libpq's multi-host form `postgres://user@h1:5432,h2:5432/db?target_session_attrs=read-write` " +
+      '(the service connects only to the host that takes writes; docs/FAILOVER.md).',
     { secret: true },
   )
   @PatternVariable(
     'URL',
     /^(sqlite:.+|postgres(ql)?:\/\/.+)$/,
-    'sqlite:<file path> or postgres://user:password@host:port/database',
+    'sqlite:<file path> or postgres://user:password@host:port/database (several host:port, comma-separated)',
   )
   DATABASE_URL = 'sqlite:./data/plant-store.sqlite';
 
@@ -153,6 +155,15 @@ export class Environment {
   )
   @IntVariable(100, 600_000)
   DB_STATEMENT_TIMEOUT_MS = 10_000;
+
+  @Variable(
+    'Database',
+    "A request's whole database work on PostgreSQL (the token lookup, waiting for a connection, " +
+      'every statement, a retry) ends by then, a 503 after it. Each statement gets what is left, ' +
+      'at most DB_STATEMENT_TIMEOUT_MS; a connection is waited for at most DB_CONNECT_TIMEOUT_MS.',
+  )
+  @IntVariable(100, 600_000)
+  DB_REQUEST_DEADLINE_MS = 10_000;
 
   @Variable(
     'Database',

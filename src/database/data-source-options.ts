@@ -3,6 +3,8 @@ import { mkdirSync } from 'node:fs';
 import type { DataSourceOptions } from 'typeorm';
 import type { Environment } from '../config/environment.js';
 import { loadBetterSqlite3 } from './better-sqlite3.js';
+import { failoverPostgresDriver, type FailoverPoolOptions } from './failover-pool.js';
+import { parsePostgresUrl } from './postgres-url.js';
 import { migrations } from './migrations/index.js';
 import { TypeOrmNestLogger } from './typeorm-logger.js';
 
@@ -63,20 +65,27 @@ export function dataSourceOptions(
       },
     };
   }
+  // A libpq URL may name several hosts; TypeORM and node-postgres know one.
+  // TypeORM is given the first host's URL (it reads the database name from
+  // it) and FailoverPool the whole list (failover-pool.ts).
+  const { hosts } = parsePostgresUrl(url);
+  const pool: FailoverPoolOptions = {
+    hosts,
+    max: env.DB_POOL_SIZE,
+    connectionTimeoutMillis: env.DB_CONNECT_TIMEOUT_MS,
+    query_timeout: env.DB_STATEMENT_TIMEOUT_MS,
+    application_name: 'plant-store',
+  };
   return {
     ...common,
     type: 'postgres',
-    url,
+    url: hosts[0].url,
+    driver: failoverPostgresDriver,
     // pg returns int8 as a string already; ids never pass through a JS number.
     // Nothing here becomes session state or a startup parameter PgBouncer
     // refuses in transaction mode (it passes application_name through): the
     // timeout is the client's own `query_timeout`, and a server-side
     // statement_timeout belongs to the role or database (docs/DEPLOYMENT.md).
-    extra: {
-      max: env.DB_POOL_SIZE,
-      connectionTimeoutMillis: env.DB_CONNECT_TIMEOUT_MS,
-      query_timeout: env.DB_STATEMENT_TIMEOUT_MS,
-      application_name: 'plant-store',
-    },
+    extra: pool,
   };
 }

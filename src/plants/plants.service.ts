@@ -1,5 +1,6 @@
 import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
 import { OutboxSignal } from '../database/outbox-signal.js';
+import { outsideDeadline } from '../database/request-deadline.js';
 import { Transactions } from '../database/transactions.js';
 import { PlantMetrics } from '../metrics/plant-metrics.js';
 import { PlantCreatedOutbox } from '../webhooks/webhook-storage.module.js';
@@ -124,7 +125,7 @@ export class PlantsService {
     let last = previous[previous.length - 1].id;
     while (through !== undefined || remaining > 0) {
       const size = through === undefined ? Math.min(remaining, LIST_PAGE_SIZE) : LIST_PAGE_SIZE;
-      const page = await this.plants.page(owner, size, last);
+      const page = await outsideDeadline(() => this.plants.page(owner, size, last));
       const kept = upTo(page, through);
       if (kept.length > 0) yield kept.map(toDto);
       if (kept.length < size) return;

@@ -1,0 +1,55 @@
+import {
+  type CallHandler,
+  type ExecutionContext,
+  Injectable,
+  type NestInterceptor,
+} from '@nestjs/common';
+import { ConfigService } from '@nestjs/config';
+import { Reflector } from '@nestjs/core';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { from, lastValueFrom, type Observable } from 'rxjs';
+import type { Environment } from '../config/environment.js';
+import { retryOnce, type RetryPolicy } from './database-retry.js';
+import { SAFE_TO_REPEAT } from './safe-to-repeat.decorator.js';
+import { withDeadline } from './request-deadline.js';
+
+/** The deadline of a request that arrived `elapsedMs` ago. */
+export function requestDeadline(budgetMs: number, elapsedMs: number): number {
+  return Date.now() - elapsedMs + budgetMs;
+}
+
+/**
+ * Runs a route's handler (registered as APP_INTERCEPTOR) within the
+ * request's deadline for database work, DB_REQUEST_DEADLINE_MS from its
+ * arrival, and runs it once more after a database failure that its method
+ * makes safe to repeat: a GET, a route marked @SafeToRepeat(), or any route
+ * when nothing of the failed attempt ran. A streamed list's pages after the
+ * first are outside this: they are read while the answer is written.
+ */
+@Injectable()
+export class DatabaseWorkInterceptor implements NestInterceptor {
+  private readonly budgetMs: number;
+
+  constructor(
+    private readonly reflector: Reflector,
+    config: ConfigService<Environment, true>,
+  ) {
+    this.budgetMs = config.get('DB_REQUEST_DEADLINE_MS', { infer: true });
+  }
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const http = context.switchToHttp();
+    const request = http.getRequest<FastifyRequest>();
+    const expiresAt = requestDeadline(this.budgetMs, http.getResponse<FastifyReply>().elapsedTime);
+    const repeatable =
+      request.method === 'GET' ||
+      this.reflector.getAllAndOverride<boolean>(SAFE_TO_REPEAT, [
+        context.getHandler(),
+        context.getClass(),
+      ]) === true;
+    const policy: RetryPolicy = repeatable ? 'repeatable' : 'if-nothing-ran';
+    return from(
+      withDeadline(expiresAt, () => retryOnce(policy, () => lastValueFrom(next.handle()))),
+    );
+  }
+}

@@ -1,0 +1,164 @@
+import { createServer, type Server } from 'node:net';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { NoConnectionError } from './database-errors.js';
+import { FailoverPool } from './failover-pool.js';
+import { parsePostgresUrl } from './postgres-url.js';
+import { withDeadline } from './request-deadline.js';
+
+const adminUrl = inject('postgresAdminUrl');
+
+/** A database of this spec's own, so that making it read-only disturbs no other suite. */
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl! });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+const pid = async (client: pg.PoolClient) =>
+  (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+
+describe.skipIf(!adminUrl)('FailoverPool on PostgreSQL', () => {
+  const name = `plant_store_failover_pool_${process.pid}`;
+  let url: string;
+  const pools: FailoverPool[] = [];
+  const poolFor = (databaseUrl: string, options: Partial<pg.PoolConfig> = {}) => {
+    const pool = new FailoverPool({
+      hosts: parsePostgresUrl(databaseUrl).hosts,
+      max: 4,
+      connectionTimeoutMillis: 2000,
+      query_timeout: 5000,
+      ...options,
+    });
+    pool.on('error', () => undefined);
+    pools.push(pool);
+    return pool;
+  };
+
+  beforeAll(async () => {
+    await admin(`DROP DATABASE IF EXISTS ${name}`);
+    await admin(`CREATE DATABASE ${name}`);
+    const target = new URL(adminUrl!);
+    target.pathname = `/${name}`;
+    url = target.toString();
+    const setup = new pg.Client({ connectionString: url });
+    await setup.connect();
+    await setup.query('CREATE TABLE marks (n int)');
+    await setup.end();
+  });
+
+  afterAll(async () => {
+    await Promise.all(pools.map((pool) => pool.end().catch(() => undefined)));
+    await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  });
+
+  it('refuses a connection to a server that takes no writes, and takes one again once it does', async () => {
+    const pool = poolFor(url);
+    await admin(`ALTER DATABASE ${name} SET default_transaction_read_only = on`);
+    try {
+      await expect(pool.connect()).rejects.toBeInstanceOf(NoConnectionError);
+      expect(pool.totalCount).toBe(0);
+    } finally {
+      await admin(`ALTER DATABASE ${name} RESET default_transaction_read_only`);
+    }
+    const client = await pool.connect();
+    await client.query('INSERT INTO marks VALUES (1)');
+    client.release();
+  });
+
+  it('after a 25006 drops that connection and every other one made before it', async () => {
+    const pool = poolFor(url);
+    const [a, b] = [await pool.connect(), await pool.connect()];
+    const before = new Set([await pid(a), await pid(b)]);
+    b.release();
+    // As a demoted primary answers a connection that was writable a moment ago.
+    await a.query('SET default_transaction_read_only = on');
+    await expect(a.query('INSERT INTO marks VALUES (2)')).rejects.toMatchObject({
+      code: '25006',
+    });
+    a.release();
+    const c = await pool.connect();
+    expect(before.has(await pid(c))).toBe(false);
+    await c.query('INSERT INTO marks VALUES (2)');
+    c.release();
+    expect(pool.totalCount).toBe(1);
+  });
+
+  it('drops a connection whose server ended it, and the next one works', async () => {
+    const pool = poolFor(url);
+    const a = await pool.connect();
+    // As TypeORM does for a checked-out connection: its end is an event, not a crash.
+    a.on('error', () => undefined);
+    const old = await pid(a);
+    await admin(`SELECT pg_terminate_backend(${old})`);
+    await expect(a.query('SELECT 1')).rejects.toThrow();
+    a.release();
+    const b = await pool.connect();
+    expect(await pid(b)).not.toBe(old);
+    b.release();
+  });
+
+  it("gives a statement no more than the request's deadline, and drops its connection", async () => {
+    const pool = poolFor(url);
+    const client = await pool.connect();
+    const old = await pid(client);
+    const started = Date.now();
+    await expect(
+      withDeadline(Date.now() + 300, () => client.query('SELECT pg_sleep(3)')),
+    ).rejects.toThrow('Query read timeout');
+    expect(Date.now() - started).toBeLessThan(2000);
+    client.release();
+    const next = await pool.connect();
+    expect(await pid(next)).not.toBe(old);
+    next.release();
+  });
+
+  it('does not wait for a connection past the deadline', async () => {
+    const pool = poolFor(url, { max: 1 });
+    const held = await pool.connect();
+    const started = Date.now();
+    await expect(withDeadline(Date.now() + 200, () => pool.connect())).rejects.toMatchObject({
+      name: 'DeadlineExceededError',
+    });
+    expect(Date.now() - started).toBeLessThan(1500);
+    held.release();
+    // The abandoned checkout gave its connection back: the pool is not short of one.
+    const again = await pool.connect();
+    again.release();
+  });
+
+  describe('with several hosts', () => {
+    let closed: Server;
+    let closedPort: number;
+    beforeAll(async () => {
+      // A host that accepts and at once hangs up, as a node that is down behind a proxy.
+      closed = createServer((socket) => socket.destroy());
+      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+      closedPort = (closed.address() as { port: number }).port;
+    });
+    afterAll(() => new Promise<void>((resolve) => closed.close(() => resolve())));
+
+    it('connects to the next host when the first fails, and stays there', async () => {
+      const real = new URL(url);
+      const multi = `postgres://${real.username}@127.0.0.1:${closedPort},${real.host}${real.pathname}?target_session_attrs=read-write`;
+      const pool = poolFor(multi);
+      const client = await pool.connect();
+      await client.query('INSERT INTO marks VALUES (3)');
+      client.release();
+      const [x, y] = [await pool.connect(), await pool.connect()];
+      await x.query('SELECT 1');
+      await y.query('SELECT 1');
+      x.release();
+      y.release();
+    });
+
+    it('fails with NoConnectionError when no host can be reached', async () => {
+      const pool = poolFor(`postgres://app@127.0.0.1:${closedPort},127.0.0.1:${closedPort}/db`);
+      await expect(pool.connect()).rejects.toBeInstanceOf(NoConnectionError);
+    });
+  });
+});

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { loadEnvironment } from './config/load-environment.js';
+import { initializeOrExplain } from './database/database-errors.js';
 import { dataSourceOptions } from './database/data-source-options.js';
 import { runMigrations } from './database/run-migrations.js';
 import { PinoNestLogger } from './logging/pino-nest.logger.js';
@@ -17,7 +18,7 @@ async function migrate(): Promise<void> {
   const env = loadEnvironment();
   const rootLogger = createRootLogger(env.LOG_LEVEL, env.NODE_ENV);
   Logger.overrideLogger(new PinoNestLogger(rootLogger));
-  const dataSource = await new DataSource(dataSourceOptions(env)).initialize();
+  const dataSource = await initializeOrExplain(new DataSource(dataSourceOptions(env)));
   try {
     await runMigrations(dataSource);
     new Logger('Migrations').log('the schema is up to date');

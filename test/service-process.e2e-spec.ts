@@ -95,8 +95,64 @@ describe('the built service with a bad configuration', () => {
     expect(lines.map((line) => line.variable)).toEqual(['PORT', 'DATABASE_URL']);
     expect(lines.map((line) => line.msg)).toEqual([
       'PORT: "eighty" is not a whole number; allowed: an integer from 0 to 65535',
-      'DATABASE_URL: the value is not in the allowed form; allowed: sqlite:<file path> or postgres://user:password@host:port/database',
+      'DATABASE_URL: the value is not in the allowed form; allowed: sqlite:<file path> or postgres://user:password@host:port/database (several host:port, comma-separated)',
     ]);
     expect(output).not.toContain('mysql://nope');
   });
 });
+
+describe.skipIf(!databaseKinds().includes('postgres'))(
+  'the built service with a PostgreSQL that refuses it for good',
+  () => {
+    let database: TestDatabase;
+    let cwd: string;
+    beforeAll(async () => {
+      database = await createTestDatabase('postgres');
+      cwd = await mkdtemp(join(tmpdir(), 'plant-store-run-'));
+    });
+    afterAll(async () => {
+      await database.drop();
+      await rm(cwd, { recursive: true, force: true });
+    });
+
+    it.each([
+      // Through PgBouncer in its pass, which reports the server's 3D000 as 08P01:
+      // at once the first time, but for server_login_retry (15 s by default) it
+      // then holds the next client of that database, so each run names another.
+      [
+        'a database that does not exist',
+        'url',
+        (url: URL, run: number) => (url.pathname = `/no_such_database_${run}`),
+        /does not exist/,
+      ],
+      // Straight to the server: the suites' PgBouncer logs every client in as one user.
+      [
+        'a login refused',
+        'directUrl',
+        (url: URL) => (url.username = 'no_such_role'),
+        /refused the login/,
+      ],
+    ] as const)(
+      '%s: the service and the migrations job exit 1 within 3 s, with one line naming the cause and no retry',
+      async (_name, which, change, cause) => {
+        for (const [run, script] of [undefined, 'dist/migrate.main.js'].entries()) {
+          const url = new URL(database[which]);
+          change(url, run);
+          const env = { NODE_ENV: 'production', DATABASE_URL: url.toString() };
+          const started = Date.now();
+          const { code, output } = await runServiceToExit(cwd, env, script);
+          expect(code, output).toBe(1);
+          expect(Date.now() - started).toBeLessThan(3000);
+          const lines = output
+            .trim()
+            .split('\n')
+            .map((line) => JSON.parse(line) as { level: number });
+          const problems = lines.filter((line) => line.level >= 40);
+          expect(problems, output).toHaveLength(1);
+          expect(JSON.stringify(problems[0])).toMatch(cause);
+          expect(JSON.stringify(problems[0])).toContain('DATABASE_URL');
+        }
+      },
+    );
+  },
+);

@@ -3,6 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { Environment } from '../config/environment.js';
+import { DatabaseMisconfiguredError, initializeOrExplain } from './database-errors.js';
 import { dataSourceOptions } from './data-source-options.js';
 import { assertSchemaCurrent, runMigrations, SchemaBehindError } from './run-migrations.js';
 import { OutboxSignal } from './outbox-signal.js';
@@ -31,14 +32,17 @@ import { Transactions } from './transactions.js';
         }),
         // The entities that feature modules register with TypeOrmModule.forFeature.
         autoLoadEntities: true,
-        // A database that cannot be reached yet is tried again; a schema behind is final.
-        toRetry: (error: unknown) => !(error instanceof SchemaBehindError),
+        // A database that cannot be reached yet is tried again; a schema behind,
+        // a database that does not exist or a login refused is final, and Nest
+        // logs it in one line before the process exits.
+        toRetry: (error: unknown) =>
+          !(error instanceof SchemaBehindError) && !(error instanceof DatabaseMisconfiguredError),
       }),
       dataSourceFactory: async (options) => {
         const { migrateOnStart, ...dataSourceOptions } = options as typeof options & {
           migrateOnStart: boolean;
         };
-        const dataSource = await new DataSource(dataSourceOptions).initialize();
+        const dataSource = await initializeOrExplain(new DataSource(dataSourceOptions));
         await (migrateOnStart ? runMigrations(dataSource) : assertSchemaCurrent(dataSource));
         return dataSource;
       },

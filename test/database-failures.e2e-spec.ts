@@ -97,7 +97,7 @@ describe.skipIf(!databaseKinds().includes('postgres'))('database failures on Pos
     await Promise.all(clients);
 
     console.log(
-      `connections ended 5 times under 4 clients: ${acknowledged.length} creates acknowledged, ${failures.length} answered 503`,
+      `connections ended 5 times under 4 clients: ${acknowledged.length} creates acknowledged, ${failures.length} failed (${failures.filter((r) => r.status === 503).length} of them 503s)`,
     );
     for (const response of failures) expectUnavailable(response);
     // Each cut can fail at most the requests in flight and their one retry.

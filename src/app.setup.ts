@@ -13,6 +13,7 @@ import { answerClientError } from './errors/client-error.handler.js';
 import { sendError } from './errors/http-error.filter.js';
 import { announcesBody, unsupportedContentEncoding } from './http/content-encoding.js';
 import { isPublicRoute } from './http/public.decorator.js';
+import { isUnknownRoute, unknownRouteRefusal } from './http/unknown-route.js';
 import { jsonBodyParser } from './http/lossless-json.parser.js';
 import { closeConnectionsInStages, readAtMost } from './http/lingering-close.js';
 import { REQUEST_ID_HEADER, requestIdFrom } from './http/request-id.js';
@@ -47,8 +48,9 @@ export interface CreatedApp {
  *  3. onRequest: X-Request-Id echoed (and Connection: close once shutting
  *     down), security headers, CORS (when configured), then authentication
  *     (RequestAuthenticator: failure budget, bearer token) unless the route is
- *     public: a 401 or 429 leaves before the body is read; then a body in a
- *     Content-Encoding other than identity is a 415.
+ *     public: a 401 or 429 leaves before the body is read, and so does the
+ *     404 of a request for no route that authenticates no one; then a body in
+ *     a Content-Encoding other than identity is a 415.
  *  4. The JSON body parser (lossless: every digit of an int64 id survives).
  *  5. Nest (app.module.ts): BearerAuthGuard (takes step 3's verdict), ThrottlerGuard,
  *     DatabaseWorkInterceptor (the deadline, one retry where safe), DtoValidationPipe,
@@ -163,21 +165,22 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
   // body is read: an unauthenticated client must not make the service read and
   // parse up to BODY_LIMIT_BYTES (so 401 and 429 come before 413 and 415). The
   // global guard takes this verdict and stays the rule for every route
-  // (deny by default); an unknown route is left to the 404, and a CORS
-  // preflight carries no credentials by design.
+  // (deny by default). A request for no route (an unknown path or method,
+  // `/plants/`, an OPTIONS without CORS) is authenticated too: without a
+  // valid token it gets its 404 here, before its body, and that refusal is
+  // paced like a 401; with one it goes on to Nest's 404 as any caller's
+  // request does. A CORS preflight never comes here: the CORS hook, which
+  // runs first, answers every OPTIONS when CORS_ORIGINS is set.
   const authenticator = app.get(RequestAuthenticator);
   fastify.addHook('onRequest', async (request, reply) => {
-    if (request.is404 || request.method === 'OPTIONS' || isPublicRoute(request)) return;
-    // `/plants/` matches `/plants/:id` with an empty id in Fastify's router; Nest's
-    // adapter then answers 404 as for an unknown route (requireNonEmptyParams), so
-    // it is one here too, not a 401 for a route that does not exist.
-    if (Object.values(request.params as Record<string, string>).includes('')) return;
+    if (isPublicRoute(request)) return;
     try {
       // The token lookup is the first of the request's database work, within its deadline.
       const expiresAt = requestDeadline(env.DB_REQUEST_DEADLINE_MS, reply.elapsedTime);
       await withDeadline(expiresAt, () => authenticator.authenticate(request, reply));
     } catch (error) {
-      return answerBeforeBody(error, request, reply, true);
+      const refusal = isUnknownRoute(request) ? unknownRouteRefusal(error, request) : error;
+      return answerBeforeBody(refusal, request, reply, true);
     }
   });
   fastify.addHook('onRequest', async (request, reply) => {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { AddressInfo, Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +9,7 @@ import {
   type RawAnswer,
   sendRaw,
   startUpload,
+  type Target,
 } from './support/raw-http.js';
 import { databaseKinds } from './support/test-database.js';
 import { type TestApp, useTestApp } from './support/test-app.js';
@@ -27,8 +29,9 @@ async function answerWithoutBody(
   port: number,
   headers: string,
   contentLength: number,
+  { method = 'POST', path = '/plants' }: Target = {},
 ): Promise<RawAnswer> {
-  const head = `POST /plants HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n${headers}`;
+  const head = `${method} ${path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n${headers}`;
   const upload = startUpload(port, head, contentLength, 0);
   const answer = await Promise.race([
     upload.answer,
@@ -52,9 +55,10 @@ function bytesReadOfNextConnection(t: TestApp): Promise<number> {
 async function postMebibyte(
   t: TestApp,
   headers: Record<string, string>,
+  target: Target = {},
 ): Promise<{ outcome: ClientOutcome; bytesRead: number }> {
   const bytesRead = bytesReadOfNextConnection(t);
-  const outcome = await postWithNodeHttp(await portOf(t), headers, 1024 * 1024);
+  const outcome = await postWithNodeHttp(await portOf(t), headers, 1024 * 1024, target);
   return { outcome, bytesRead: await bytesRead };
 }
 
@@ -72,6 +76,29 @@ const UNAUTHENTICATED = [
   ['an unknown token', 'authorization: Bearer pst_unknown\r\n'],
   ['a malformed Authorization header', 'authorization: Basic YTpi\r\n'],
 ];
+
+/**
+ * Requests for no route: an unknown path, `/plants/` (which matches no
+ * route's id), a method a path does not have, an OPTIONS without CORS.
+ */
+const NO_ROUTE: [string, string][] = [
+  ['POST', '/nope'],
+  ['POST', '/plants/'],
+  ['OPTIONS', '/plants'],
+  ['DELETE', '/plants/'],
+  ['PUT', '/plants/1'],
+];
+
+/** The 404 of a request for no route, in the Error shape, as any caller gets it. */
+const notFound = (method: string, path: string) => ({
+  error: 404,
+  message: `Cannot ${method} ${path}`,
+});
+
+/** 60 KB of JSON that does not parse, within the body limit: a parser would have a go at it. */
+const INVALID_JSON = `{${' '.repeat(60_000)}`;
+
+const randomAddress = () => `10.${[1, 2, 3].map(() => randomBytes(1)[0]).join('.')}`;
 
 describe.each(databaseKinds())('authentication before the body on %s', (kind) => {
   const t = useTestApp(kind);
@@ -100,6 +127,69 @@ describe.each(databaseKinds())('authentication before the body on %s', (kind) =>
       expect(bytesRead).toBeLessThanOrEqual(UNAUTHENTICATED_READ_BYTES);
     },
   );
+
+  it.each(NO_ROUTE)(
+    'answers %s %s without a token with its 404 without waiting for its body',
+    async (method, path) => {
+      const target = { method, path };
+      const answer = await answerWithoutBody(await portOf(t.current), '', 60_000, target);
+      expect(answer.answered && answer.status).toBe(404);
+      expect(answer.answered && answer.headers['content-type']).toMatch(/^application\/json/);
+      expect(answer.answered && JSON.parse(answer.body)).toEqual(notFound(method, path));
+    },
+  );
+
+  it.each(NO_ROUTE)(
+    'answers %s %s without a token and with 60 KB of broken JSON with its 404, never parsing it',
+    async (method, path) => {
+      const response = await t.current
+        .http()
+        [method.toLowerCase() as 'post'](path)
+        .set('Content-Type', 'application/json')
+        .send(INVALID_JSON);
+      expectError(response, 404);
+      expect(response.body).toEqual(notFound(method, path));
+    },
+  );
+
+  it.each(NO_ROUTE)(
+    'reads at most 64 KiB of a 1 MiB body sent to %s %s without a token, and the client still reads the 404',
+    async (method, path) => {
+      const { outcome, bytesRead } = await postMebibyte(t.current, {}, { method, path });
+      expect(outcome.status).toBe(404);
+      expect(JSON.parse(outcome.body ?? '')).toEqual(notFound(method, path));
+      expect(bytesRead).toBeLessThanOrEqual(UNAUTHENTICATED_READ_BYTES);
+    },
+  );
+
+  it('answers an authenticated request for no route as before: its body read, then the same 404', async () => {
+    const { auth } = await t.current.newCaller();
+    const fastify = t.current.app.getHttpAdapter().getInstance();
+    const post = (payload: string) =>
+      fastify.inject({
+        method: 'POST',
+        url: '/nope',
+        headers: { authorization: auth, 'content-type': 'application/json' },
+        payload,
+      });
+    const found = await post('{"id": 1}');
+    expect(found.statusCode).toBe(404);
+    expect(found.json()).toEqual(notFound('POST', '/nope'));
+    // Answered at the end of the pipeline, not before the body: the connection stays open.
+    expect(found.headers.connection).toBe('keep-alive');
+    // Its body is parsed, as any authenticated caller's.
+    const broken = await post(INVALID_JSON);
+    expect(broken.statusCode).toBe(400);
+    expect(broken.json()).toMatchObject({ message: expect.stringMatching(/not valid JSON/) });
+    // A token that is unknown authenticates no one: the 404 before the body.
+    const unknown = await t.current
+      .http()
+      .post('/nope')
+      .set('Authorization', 'Bearer pst_unknown')
+      .set('Content-Type', 'application/json')
+      .send(INVALID_JSON);
+    expect(unknown.body).toEqual(notFound('POST', '/nope'));
+  });
 
   it('waits for the body of an authenticated request (the answer above is not a shortcut for all)', async () => {
     const { auth } = await t.current.newCaller();
@@ -235,4 +325,56 @@ describe.each(databaseKinds())('the pace of refusals on %s', (kind) => {
     const metrics = await t.current.http().get('/metrics');
     expect(metrics.text).toMatch(/^auth_refusals_held_total 1$/m);
   });
+
+  /** Refusals held back so far (the tests above hold some too). */
+  async function held(): Promise<number> {
+    const metrics = await t.current.http().get('/metrics');
+    return Number(/^auth_refusals_held_total (\d+)$/m.exec(metrics.text)?.[1]);
+  }
+
+  /** A request from `address` (with 60 KB of broken JSON unless told), and how long its answer took. */
+  async function timed(
+    method: string,
+    url: string,
+    address: string,
+    { authorization, payload = INVALID_JSON }: { authorization?: string; payload?: string } = {},
+  ) {
+    const fastify = t.current.app.getHttpAdapter().getInstance();
+    const sent = performance.now();
+    const response = await fastify.inject({
+      method: method as 'POST',
+      url,
+      remoteAddress: address,
+      headers: {
+        'content-type': 'application/json',
+        ...(authorization ? { authorization } : {}),
+      },
+      payload,
+    });
+    return { response, tookMs: performance.now() - sent };
+  }
+
+  it.each(NO_ROUTE)(
+    "holds back the 404 of %s %s without a token past the rate, as a 401, and never an authenticated caller's",
+    async (method, path) => {
+      const address = randomAddress();
+      const { auth } = await t.current.newCaller();
+      const before = await held();
+      const first = await timed(method, path, address);
+      expect(first.response.statusCode).toBe(404);
+      const second = await timed(method, path, address);
+      expect(second.response.statusCode).toBe(404);
+      expect(second.response.json()).toEqual(notFound(method, path));
+      // Timers never fire early; the margin is for rounding to whole milliseconds.
+      expect(second.tookMs).toBeGreaterThanOrEqual(DELAY_MS - 5);
+      expect(await held()).toBe(before + 1);
+      // The same address with a valid token: the 404 of any caller, not held, not counted.
+      const authenticated = await timed('POST', '/nope', address, {
+        authorization: auth,
+        payload: '{}',
+      });
+      expect(authenticated.response.statusCode).toBe(404);
+      expect(await held()).toBe(before + 1);
+    },
+  );
 });

@@ -7,8 +7,8 @@ import {
   AUTH_FAILURE_LIMITER,
   type AuthFailureLimiter,
   MemoryAuthFailureLimiter,
-  RedisAuthFailureLimiter,
 } from './auth-failure.limiter.js';
+import { RedisAuthFailureLimiter } from './redis-auth-failure.limiter.js';
 
 /**
  * The failed-authentication budget per client address. Shared through Redis

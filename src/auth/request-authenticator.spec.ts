@@ -132,6 +132,42 @@ describe('RequestAuthenticator', () => {
     ).rejects.toMatchObject({ status: 429 });
   });
 
+  it('looks up no more wrong credentials sent together than the budget allows, and refuses the rest with 429', async () => {
+    const authenticator = new RequestAuthenticator(new MemoryAuthFailureLimiter(2, 60_000), null);
+    const before = lookups;
+    const verdicts = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) =>
+        authenticator.authenticate(requestWith('Authorization', `Bearer wrong-${i}`), reply),
+      ),
+    );
+    expect(lookups - before).toBe(2);
+    const statuses = verdicts.map((verdict) =>
+      verdict.status === 'rejected' ? (verdict.reason as { status: number }).status : 200,
+    );
+    expect(statuses.filter((status) => status === 401)).toHaveLength(2);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(8);
+  });
+
+  it('frees the place of a right credential, a 400 and a failed lookup: none counts as a failure', async () => {
+    const limiter = new MemoryAuthFailureLimiter(1, 60_000);
+    const authenticator = new RequestAuthenticator(limiter, null);
+    const good = Array.from({ length: 5 }, () =>
+      authenticator.authenticate(requestWith('Authorization', 'Bearer good-token'), reply),
+    );
+    expect(await Promise.all(good)).toEqual(Array(5).fill({ owner: 'alice' }));
+    const twoHeaders = requestWith('Authorization', 'Bearer a', 'Authorization', 'Bearer b');
+    await expect(authenticator.authenticate(twoHeaders, reply)).rejects.toMatchObject({
+      status: 400,
+    });
+    await expect(
+      authenticator.authenticate(requestWith('Authorization', 'Bearer down-token'), reply),
+    ).rejects.toThrow('ECONNREFUSED');
+    expect(limiter.retryAfter('10.0.0.1')).toBe(0);
+    await expect(
+      authenticator.authenticate(requestWith('Authorization', 'Bearer good-token'), reply),
+    ).resolves.toEqual({ owner: 'alice' });
+  });
+
   it('paces every refusal of its address (401, 429, 400), never an accepted caller nor a failure of its own', async () => {
     const paced: string[] = [];
     const pacer = { pace: (client: string) => void paced.push(client) } as unknown as RefusalPacer;

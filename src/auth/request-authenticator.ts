@@ -1,7 +1,11 @@
 import { BadRequestException, HttpException, Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import passport from 'passport';
-import { AUTH_FAILURE_LIMITER, type AuthFailureLimiter } from './auth-failure.limiter.js';
+import {
+  type Attempt,
+  AUTH_FAILURE_LIMITER,
+  type AuthFailureLimiter,
+} from './auth-failure.limiter.js';
 import { AuthChallengeException } from './auth-challenge.exception.js';
 import { REFUSAL_PACER, type RefusalPacer } from './refusal-pacer.js';
 import type { AuthenticatedCaller } from './caller-owner.decorator.js';
@@ -54,6 +58,8 @@ export function callerFromVerdict(
  * Only a credential that was presented and is wrong counts against the
  * budget (a malformed Authorization header included): a request with none, a
  * browser or a probe, must not lock out the real clients sharing its address.
+ * A credential holds its place in the budget while it is checked (admit), so
+ * that wrong ones sent together cannot all pass a count none has reached yet.
  * Every refusal, with a credential or without, is paced per address
  * (RefusalPacer): past its rate, the refusal comes late.
  */
@@ -91,33 +97,46 @@ export class RequestAuthenticator {
     request: FastifyRequest,
     reply: FastifyReply,
   ): Promise<AuthenticatedCaller> {
-    if (this.failures) {
-      const pending = this.failures.retryAfter(request.ip);
-      const wait = typeof pending === 'number' ? pending : await pending;
-      if (wait > 0) {
-        throw new TooManyRequestsException(
-          'too many failed authentications from this client: retry after the number of seconds in Retry-After',
-          wait,
-        );
-      }
-    }
-    // Node keeps the first of several Authorization headers; which one a proxy
-    // on the way believes is anyone's guess, so neither is.
-    if (authorizationHeaderCount(request) > 1) {
-      throw new BadRequestException('send one Authorization header, not several');
-    }
+    const attempt = this.failures ? await this.admission(this.failures, request) : undefined;
     try {
-      return await this.passportVerdict(request, reply);
-    } catch (error) {
-      if (
-        this.failures &&
-        error instanceof AuthChallengeException &&
-        request.headers.authorization !== undefined
-      ) {
-        await this.failures.recordFailure(request.ip);
+      // Node keeps the first of several Authorization headers; which one a proxy
+      // on the way believes is anyone's guess, so neither is.
+      if (authorizationHeaderCount(request) > 1) {
+        throw new BadRequestException('send one Authorization header, not several');
       }
+      const caller = await this.passportVerdict(request, reply);
+      attempt?.release();
+      return caller;
+    } catch (error) {
+      if (error instanceof AuthChallengeException) await attempt?.fail();
+      else attempt?.release();
       throw error;
     }
+  }
+
+  /**
+   * The failure budget's word on a request: a 429 once its address has spent
+   * the budget; else, for a credential presented (the only kind that can
+   * fail), its place in the budget until the credential is checked.
+   */
+  private async admission(
+    failures: AuthFailureLimiter,
+    request: FastifyRequest,
+  ): Promise<Attempt | undefined> {
+    const pending =
+      request.headers.authorization === undefined
+        ? failures.retryAfter(request.ip)
+        : failures.admit(request.ip);
+    // The in-memory limiter answers at once; awaited only when it does not.
+    const admission = pending instanceof Promise ? await pending : pending;
+    if (typeof admission !== 'number') return admission;
+    if (admission > 0) {
+      throw new TooManyRequestsException(
+        'too many failed authentications from this client: retry after the number of seconds in Retry-After',
+        admission,
+      );
+    }
+    return undefined;
   }
 
   /** passport's `bearer` strategy (BearerStrategy), called as @nestjs/passport's AuthGuard calls it. */

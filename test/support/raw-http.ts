@@ -147,25 +147,36 @@ export interface ClientOutcome {
   error?: string;
 }
 
+/** Where postWithNodeHttp sends its body, and what the body is. */
+export interface Target {
+  method?: string;
+  path?: string;
+  /** The body's first byte, the rest spaces: `{` makes it JSON that does not parse. */
+  firstByte?: string;
+}
+
 /**
- * POSTs `size` bytes of body with Node's http client, written in one go (as
- * `request.end(body)` does), and waits until the request is done with.
+ * Sends `size` bytes of body (POST /plants unless `target` says otherwise)
+ * with Node's http client, written in one go (as `request.end(body)` does),
+ * and waits until the request is done with.
  */
 export function postWithNodeHttp(
   port: number,
   headers: Record<string, string>,
   size: number,
+  { method = 'POST', path = '/plants', firstByte = ' ' }: Target = {},
 ): Promise<ClientOutcome> {
   return new Promise((resolve) => {
     const outcome: ClientOutcome = {};
     let answered = false;
     const body = Buffer.alloc(size, ' ');
+    body.write(firstByte);
     const req = httpRequest(
       {
         host: '127.0.0.1',
         port,
-        method: 'POST',
-        path: '/plants',
+        method,
+        path,
         headers: { 'content-type': 'application/json', 'content-length': size, ...headers },
       },
       (response) => {

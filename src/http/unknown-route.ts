@@ -1,0 +1,27 @@
+import { HttpException, NotFoundException } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+
+/**
+ * Whether no route takes the request: none matched (an unknown path, or a
+ * method its path does not have), or `/plants/` matched `/plants/:id` with an
+ * empty id, which Nest's adapter then answers as an unknown route
+ * (requireNonEmptyParams).
+ */
+export function isUnknownRoute(request: FastifyRequest): boolean {
+  if (request.is404) return true;
+  const params = (request.params ?? {}) as Record<string, unknown>;
+  return Object.values(params).includes('');
+}
+
+/**
+ * The answer to a request for no route that authenticates no one: the 404
+ * Nest gives any caller for an unknown route, in the same words, rather than
+ * a 401 that would say the route exists. A 429 of the failure budget, a 400
+ * and a failure of the service stand as they are.
+ */
+export function unknownRouteRefusal(error: unknown, request: FastifyRequest): unknown {
+  if (error instanceof HttpException && error.getStatus() === 401) {
+    return new NotFoundException(`Cannot ${request.method} ${request.url}`);
+  }
+  return error;
+}

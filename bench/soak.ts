@@ -74,6 +74,7 @@ async function startService(cwd: string, databaseUrl: string): Promise<Service> 
       PATH: process.env.PATH ?? '',
       NO_COLOR: '1',
       NODE_ENV: 'production',
+      CURSOR_SECRET: 'soak-cursor-secret-0123456789abcdef',
       HOST: '127.0.0.1',
       PORT: '0',
       DATABASE_URL: databaseUrl,

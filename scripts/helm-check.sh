@@ -83,8 +83,9 @@ fail() {
   echo "FAIL  $*"
 }
 
-# The one required value: the database. Redis too, as in production.
+# The required values: the database and the cursor key. Redis too, as in production.
 required=(--set secret.databaseUrl=postgres://plant_store:secret@pgbouncer:6432/plants
+  --set secret.cursorSecret=helm-check-cursor-secret-0123456789abcdef
   --set secret.redisUrl=redis://redis:6379)
 
 # render NAME VALIDATOR-VARIANT [VALIDATOR-FLAGS --] HELM-FLAGS...: lint, template, validate.
@@ -147,6 +148,10 @@ render monitoring monitoring "${required[@]}" --set serviceMonitor.enabled=true 
   --set 'networkPolicy.ingressFrom[0].namespaceSelector.matchLabels.kubernetes\.io/metadata\.name=ingress-nginx'
 
 refused "no database" "secret.databaseUrl is required"
+refused "no cursor secret" "secret.cursorSecret is required" \
+  --set secret.databaseUrl=postgres://plant_store:secret@pgbouncer:6432/plants
+refused "a short cursor secret" "/secret/cursorSecret" "${required[@]}" \
+  --set secret.cursorSecret=too-short
 refused "no Secret at all" "set secret.existingSecret" "${required[@]}" --set secret.create=false
 refused "SQLite" "/secret/databaseUrl" --set secret.databaseUrl=sqlite:/app/data/plant-store.sqlite
 refused "one API replica" "/api/replicas" "${required[@]}" --set api.replicas=1

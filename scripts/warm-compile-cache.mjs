@@ -17,6 +17,7 @@
 // from the cache and writes to it.
 import { Buffer } from 'node:buffer';
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { get } from 'node:http';
 import module from 'node:module';
@@ -47,6 +48,8 @@ const child = spawn(process.execPath, args, {
   env: {
     ...process.env,
     DATABASE_URL: `sqlite:${join(dataDir, 'warm.sqlite')}`,
+    // A throw-away cursor key: production requires one, and this run pages nothing.
+    CURSOR_SECRET: randomBytes(32).toString('base64url'),
     HOST: '127.0.0.1',
     PORT: port,
   },

@@ -6,6 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppModule } from './app.module.js';
 import type { Environment } from './config/environment.js';
 import { loadEnvironment } from './config/load-environment.js';
+import { checkServiceVariables } from './config/service-variables.js';
 import { RequestAuthenticator } from './auth/request-authenticator.js';
 import { requestDeadline } from './database/database-work.interceptor.js';
 import { withDeadline } from './database/request-deadline.js';
@@ -83,6 +84,7 @@ function answerBeforeBody(
 
 export async function createApp(options: CreateAppOptions = {}): Promise<CreatedApp> {
   const env = loadEnvironment(options.env);
+  checkServiceVariables(env);
   const trusted = env.TRUST_PROXY;
   const adapter = new FastifyAdapter({
     bodyLimit: env.BODY_LIMIT_BYTES,

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { createApp } from './app.setup.js';
 import { buildOpenApiDocument } from './openapi/openapi.js';
@@ -9,7 +10,12 @@ import { serializeOpenApiDocument } from './openapi/serialize-openapi.js';
  */
 async function exportOpenApi(path = 'openapi.json'): Promise<void> {
   const { app } = await createApp({
-    env: { NODE_ENV: 'production', DATABASE_URL: 'sqlite::memory:' },
+    // Production needs a cursor key; this app makes no cursor.
+    env: {
+      NODE_ENV: 'production',
+      DATABASE_URL: 'sqlite::memory:',
+      CURSOR_SECRET: randomBytes(32).toString('base64url'),
+    },
     logger: false,
   });
   try {

@@ -79,6 +79,23 @@ describe('OpenAPI document', () => {
     ]);
   });
 
+  it('gives the after cursor of every list no example, which Swagger UI would pre-fill in "Try it out"', async () => {
+    const { paths } = await served();
+    const afters = Object.values(paths)
+      .flatMap((item) => Object.values(item))
+      .flatMap((operation) => (operation as { parameters?: unknown[] }).parameters ?? [])
+      .filter((parameter) => (parameter as { name?: string }).name === 'after') as Array<{
+      example?: unknown;
+      examples?: unknown;
+      schema: { example?: unknown; examples?: unknown; default?: unknown };
+    }>;
+    expect(afters).toHaveLength(3);
+    for (const after of afters) {
+      expect(after.example ?? after.examples).toBeUndefined();
+      expect(after.schema.example ?? after.schema.examples ?? after.schema.default).toBeUndefined();
+    }
+  });
+
   it('declares Plant, NewPlant and Error with their required fields, int64 ids and an int32 limit', async () => {
     const { components, paths } = await served();
     type ObjectSchema = {

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { describe, expect, it } from 'vitest';
-import { encodeCursor } from '../src/http/page-cursor.js';
+import { testCursors } from './support/cursors.js';
 import { PlantsRepository } from '../src/plants/plants.repository.js';
 import { LIST_PAGE_SIZE } from '../src/plants/plants.service.js';
 import { expectError } from './support/expect-error.js';
@@ -118,10 +118,10 @@ describe.each(databaseKinds())('GET /plants next links on %s', (kind) => {
       'abc',
       Buffer.from('1').toString('base64url'),
       '2',
-      encodeCursor('webhooks', '2'),
-      encodeCursor('plants', '1.5'),
-      encodeCursor('plants', '9223372036854775808'),
-      encodeCursor('plants', ''),
+      testCursors.encode('webhooks', '2'),
+      testCursors.encode('plants', '1.5'),
+      testCursors.encode('plants', '9223372036854775808'),
+      testCursors.encode('plants', ''),
     ];
     for (const after of bad) {
       for (const query of [{ after }, { limit: '1', after }]) {

@@ -88,6 +88,37 @@ describe('the built service with a bad configuration', () => {
     ]);
   });
 
+  it('in production, stops an API instance without CURSOR_SECRET with one line naming it', async () => {
+    for (const role of ['all', 'api']) {
+      // Empty is unset: the suite's default secret is taken away.
+      const env = { NODE_ENV: 'production', APP_ROLE: role, CURSOR_SECRET: '' };
+      const { code, output } = await runWith(env);
+      expect(code, output).toBe(1);
+      expect(logLines(output)).toEqual([
+        expect.objectContaining({
+          level: 60,
+          variable: 'CURSOR_SECRET',
+          msg: expect.stringMatching(/^CURSOR_SECRET: not set, but required in production/),
+        }),
+      ]);
+    }
+  });
+
+  it('outside production, starts without CURSOR_SECRET and says in a warning that its key is random', async () => {
+    const cwd = await mkdtemp(join(tmpdir(), 'plant-store-run-'));
+    try {
+      const service = await startService(cwd, { NODE_ENV: 'test', CURSOR_SECRET: '' });
+      await killHard(service);
+      const warning = logLines(service.output()).find((line) =>
+        line.msg.startsWith('CURSOR_SECRET is not set'),
+      );
+      expect(warning, service.output()).toMatchObject({ level: 40 });
+      expect(warning!.msg).toMatch(/random key of this process/);
+    } finally {
+      await rm(cwd, { recursive: true, force: true });
+    }
+  });
+
   it('writes one line per bad variable, naming it, and never a secret value', async () => {
     const { code, output } = await runWith({ PORT: 'eighty', DATABASE_URL: 'mysql://nope' });
     expect(code).toBe(1);

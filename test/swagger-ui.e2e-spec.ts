@@ -108,6 +108,8 @@ describe.skipIf(!executablePath)('Swagger UI at /docs in headless Chromium', () 
     expect(JSON.parse(created.body)).toEqual({ name: 'Monstera deliciosa', tag: 'tropical' });
 
     const list = await tryOut('listPlants');
+    // Nothing pre-filled: a made-up cursor would list only the plants after it.
+    expect(await list.locator('tr[data-param-name="after"] input').inputValue()).toBe('');
     const listed = await execute(list);
     expect(listed.status).toBe(200);
     expect(JSON.parse(listed.body)).toEqual([{ name: 'Monstera deliciosa', tag: 'tropical' }]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encodeCursor } from '../src/http/page-cursor.js';
+import { testCursors } from './support/cursors.js';
 import { expectError } from './support/expect-error.js';
 import { cursorOf, walkPages } from './support/page-links.js';
 import { plantsClient } from './support/plants-client.js';
@@ -78,7 +78,7 @@ describe.each(databaseKinds())('webhook lists next links on %s', (kind) => {
     const deliveriesCursor = cursorOf(
       await t.current.http().get(`/webhooks/${id}/deliveries?limit=1`).set('Authorization', auth),
     );
-    const plantsCursor = encodeCursor('plants', '1');
+    const plantsCursor = testCursors.encode('plants', '1');
     for (const [path, own, foreign] of [
       ['/webhooks', webhooksCursor, [deliveriesCursor, plantsCursor]],
       [`/webhooks/${id}/deliveries`, deliveriesCursor, [webhooksCursor, plantsCursor]],

@@ -74,6 +74,9 @@ export const COMPILE_CACHE_SUPPORTED = 'enableCompileCache' in module;
 /** Where scripts/warm-compile-cache.mjs runs the service while it fills a cache. */
 const WARM_PORT = 3996;
 
+/** The cursor key of the servers a run starts. */
+const BENCH_CURSOR_SECRET = 'bench-cursor-secret-0123456789abcdef';
+
 /** The compile cache of each service command line, filled once per bench run. */
 const compileCaches = new Map<string, string>();
 process.once('exit', () => {
@@ -130,6 +133,8 @@ export async function startServer(
     NO_COLOR: '1',
     NODE_ENV: 'production',
     NODE_OPTIONS: RUNTIME_NODE_OPTIONS,
+    // Production requires one; every server of a run shares it, as instances would.
+    CURSOR_SECRET: BENCH_CURSOR_SECRET,
     ...env,
   };
   const compileCache = compileCacheOf(script, runtimeEnv, nodeArgs);

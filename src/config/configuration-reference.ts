@@ -18,7 +18,8 @@ The service takes its settings from environment variables, read and checked once
 src/config/. It also reads a \`.env\` file in its working directory, if there is one (\`.env.example\`
 is a template); a variable set in the real environment wins over the file. Every variable may be
 left unset, and then takes its default; only \`AUTH_JWT_AUDIENCE\` is required, once
-\`AUTH_JWT_ISSUER\` is set.
+\`AUTH_JWT_ISSUER\` is set, and \`CURSOR_SECRET\`, in production, by an instance that serves the
+API.
 
 A value a variable does not allow stops start-up: the service writes one line per bad variable,
 naming the variable, what is wrong with the value and what is allowed, then exits with code 1:

@@ -4,6 +4,7 @@ import { parseEnv } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { Environment } from './environment.js';
 import { validateEnvironment } from './load-environment.js';
+import { checkServiceVariables } from './service-variables.js';
 
 const VARIABLES = new Set(Object.keys(new Environment()));
 
@@ -56,10 +57,12 @@ describe('the files that set environment variables', () => {
         // ${NAME:-default} stands for its default, ${NAME:?…} for a valid value of NAME.
         value
           .replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1')
-          .replace(/\$\{BOOTSTRAP_TOKEN:\?[^}]*\}/, 'pst_compose-check-0123456789abcdefghijkl'),
+          .replace(/\$\{BOOTSTRAP_TOKEN:\?[^}]*\}/, 'pst_compose-check-0123456789abcdefghijkl')
+          .replace(/\$\{CURSOR_SECRET:\?[^}]*\}/, 'compose-check-cursor-secret-0123456789abcdef'),
       ]),
     );
     expect(Object.keys(settings).length).toBeGreaterThan(3);
-    expect(() => validateEnvironment(settings)).not.toThrow();
+    // What the service needs on top in production (NODE_ENV there): CURSOR_SECRET.
+    expect(() => checkServiceVariables(validateEnvironment(settings))).not.toThrow();
   });
 });

@@ -235,6 +235,19 @@ describe('validateEnvironment', () => {
     );
   });
 
+  it('takes a CURSOR_SECRET of 32 to 512 printable ASCII characters, and never shows a refused one', () => {
+    const secret = 'k'.repeat(31);
+    for (const value of [secret, `${secret} k`, `${secret}\u00e9`, 'k'.repeat(513)]) {
+      const lines = problemLines({ CURSOR_SECRET: value });
+      expect(lines).toEqual([
+        expect.stringMatching(/^CURSOR_SECRET: the value is not in the allowed form/),
+      ]);
+      expect(lines[0]).not.toContain(secret);
+    }
+    expect(validateEnvironment({ CURSOR_SECRET: `${secret}+` }).CURSOR_SECRET).toBe(`${secret}+`);
+    expect(validateEnvironment({ CURSOR_SECRET: '' }).CURSOR_SECRET).toBeUndefined();
+  });
+
   it('reads every variable Environment declares a rule for, optional ones included', () => {
     const ruled = new Set(
       getMetadataStorage()

@@ -22,6 +22,9 @@ export const OWNER_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** RFC 6750 b64token characters, so that any bootstrap token can be sent in a header. */
 const TOKEN_PATTERN = /^[A-Za-z0-9._~+/-]{32,512}=*$/;
 
+/** A key as text: at least 32 bytes of printable ASCII (`openssl rand -base64 48` gives 64). */
+const CURSOR_SECRET_PATTERN = /^[\x21-\x7e]{32,512}$/;
+
 /** One duration (units ms, s, m, h, d), and a comma-separated list of them. */
 const DURATION_PATTERN = /^\s*\d{1,9}(ms|s|m|h|d)\s*$/;
 const DURATIONS_PATTERN = /^\s*\d{1,9}(ms|s|m|h|d)(\s*,\s*\d{1,9}(ms|s|m|h|d))*\s*$/;
@@ -124,6 +127,22 @@ export class Environment {
   )
   @TrustProxyVariable()
   TRUST_PROXY: TrustProxy = false;
+
+  @Variable(
+    'HTTP server',
+    'The key of the paging cursors in next links (an HMAC key, derived from this text): every ' +
+      'instance behind one address needs the same, and a change makes cursors already given out ' +
+      '400s. Required in production when APP_ROLE is all or api; unset elsewhere, each process ' +
+      'uses a random key and says so in a warning. Generate one with `openssl rand -base64 48`.',
+    { secret: true },
+  )
+  @OptionalVariable()
+  @PatternVariable(
+    'string',
+    CURSOR_SECRET_PATTERN,
+    '32 to 512 printable ASCII characters without spaces (at least 32 bytes)',
+  )
+  CURSOR_SECRET?: string = undefined;
 
   @Variable(
     'Database',

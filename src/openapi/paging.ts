@@ -11,14 +11,17 @@ export const NEXT_LINK_HEADER: Record<string, HeaderObject> = {
   },
 };
 
-/** The `after` query parameter of such a list. */
-export const ApiAfterQuery = (example: string): MethodDecorator =>
+/**
+ * The `after` query parameter of such a list. No example: Swagger UI would
+ * pre-fill it in "Try it out", and a cursor is only ever one a next link gave.
+ */
+export const ApiAfterQuery = (): MethodDecorator =>
   ApiQuery({
     name: 'after',
     required: false,
     description:
       'An opaque cursor, taken from the next link of the previous page: only the items after it. Without limit, all of them. A cursor that is not one the service gave for this list is a 400',
-    schema: { type: 'string', pattern: '^[A-Za-z0-9_-]+$', example },
+    schema: { type: 'string', pattern: '^[A-Za-z0-9_-]+$' },
   });
 
 /** The `limit` query parameter of such a list: an int32 in the list's own range. */

@@ -16,7 +16,7 @@ import type { FastifyReply } from 'fastify';
 import { CallerOwner } from '../auth/caller-owner.decorator.js';
 import { RequiredScope } from '../auth/required-scope.decorator.js';
 import { SafeToRepeat } from '../database/safe-to-repeat.decorator.js';
-import { encodeCursor, nextLink } from '../http/page-cursor.js';
+import { nextLink, PageCursors } from '../http/page-cursor.js';
 import { jsonArrayStream } from './json-array-stream.js';
 import { type ListPlantsQuery, ParseListPlantsQueryPipe } from './dto/list-plants.query.js';
 import { PlantIdParam } from './dto/plant-id.param.js';
@@ -30,7 +30,10 @@ import { PlantsService } from './plants.service.js';
 @ApiBearerAuth('bearerAuth')
 @Controller('plants')
 export class PlantsController {
-  constructor(private readonly plants: PlantsService) {}
+  constructor(
+    private readonly plants: PlantsService,
+    private readonly cursors: PageCursors,
+  ) {}
 
   @Get()
   @RequiredScope('plants:read')
@@ -45,7 +48,7 @@ export class PlantsController {
     if (list.next !== undefined && query.limit !== undefined) {
       void reply.header(
         'Link',
-        nextLink('/plants', query.limit, encodeCursor('plants', list.next)),
+        nextLink('/plants', query.limit, this.cursors.encode('plants', list.next)),
       );
     }
     if (list.complete) return list.plants;

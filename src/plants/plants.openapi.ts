@@ -53,7 +53,7 @@ export function ApiListPlants(): MethodDecorator {
       'The maximum number of plants to return; without it, all of them',
       20,
     ),
-    ApiAfterQuery('cDIwweLPSg'),
+    ApiAfterQuery(),
     ApiOkResponse({
       type: PlantDto,
       isArray: true,

@@ -1,4 +1,4 @@
-import { ConflictException, NotFoundException } from '@nestjs/common';
+import { ConflictException, NotFoundException, ServiceUnavailableException } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { describe, expect, it } from 'vitest';
 import { OutboxSignal } from '../database/outbox-signal.js';
@@ -143,6 +143,37 @@ describe('PlantsService', () => {
     expect(memory.rows.size).toBe(1);
     // A replay or a conflict creates nothing, so counts nothing.
     expect(counted.created).toBe(1);
+  });
+
+  it('creates again, with its event, an exact replay whose plant is deleted between its insert and its lookup', async () => {
+    const { service, memory, events, counted } = setup();
+    events.subscriptions = 1;
+    await service.create('alice', plant(1n, 'Fern', 'green'));
+    const findOne = memory.findOne.bind(memory);
+    // Another request's delete commits just after the replay's insert found the row.
+    memory.findOne = async (owner, id) => {
+      memory.findOne = findOne;
+      await memory.delete({} as EntityManager, owner, id);
+      return findOne(owner, id);
+    };
+    expect(await service.create('alice', plant(1n, 'Fern', 'green'))).toEqual({
+      name: 'Fern',
+      tag: 'green',
+    });
+    expect(await memory.findOne('alice', 1n)).toEqual(expect.objectContaining({ name: 'Fern' }));
+    expect(events.events).toHaveLength(2);
+    expect(counted.created).toBe(2);
+  });
+
+  it('answers 503, never 409, when its id is taken at every insert and gone at every lookup', async () => {
+    const { service, memory } = setup();
+    let inserts = 0;
+    memory.insert = async () => (inserts++, false);
+    memory.findOne = async () => undefined;
+    await expect(service.create('alice', plant(1n, 'Fern'))).rejects.toBeInstanceOf(
+      ServiceUnavailableException,
+    );
+    expect(inserts).toBe(5);
   });
 
   it('treats a null tag as no tag', async () => {

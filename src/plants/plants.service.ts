@@ -1,4 +1,9 @@
-import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import {
+  ConflictException,
+  Injectable,
+  NotFoundException,
+  ServiceUnavailableException,
+} from '@nestjs/common';
 import { OutboxSignal } from '../database/outbox-signal.js';
 import { outsideDeadline } from '../database/request-deadline.js';
 import { Transactions } from '../database/transactions.js';
@@ -22,6 +27,19 @@ export type PlantList = (
   | { complete: true; plants: PlantDto[] }
   | { complete: false; plants: PlantDto[]; rest: AsyncIterable<PlantDto[]> }
 ) & { next?: string };
+
+/**
+ * Inserts a create tries while each finds the id taken and then gone: only
+ * another client creating and deleting the same id over and over exhausts them.
+ */
+const CREATE_ATTEMPTS = 5;
+
+/** A NewPlant as stored: no tag is null. */
+interface PlantToStore {
+  id: bigint;
+  name: string;
+  tag: string | null;
+}
 
 const notFound = (id: bigint) => new NotFoundException(`no plant with id ${id}`);
 
@@ -51,9 +69,28 @@ export class PlantsService {
    * concurrent creates of one id exactly one inserts. A replay of the same
    * plant answers as the first create did; the same id with another name or
    * tag is a conflict.
+   *
+   * The insert and the lookup of the plant it found are two statements: a
+   * delete that commits between them leaves nothing to compare with, and the
+   * create then inserts again, as a create of its own, rather than calling an
+   * exact replay a conflict.
    */
   async create(owner: string, plant: NewPlantDto): Promise<PlantDto> {
     const stored = { id: plant.id, name: plant.name, tag: plant.tag ?? null };
+    for (let attempt = 1; attempt <= CREATE_ATTEMPTS; attempt++) {
+      const answer = await this.insertOrCompare(owner, stored);
+      if (answer) return answer;
+    }
+    throw new ServiceUnavailableException(
+      `the plant with id ${plant.id} was deleted and created again throughout this create: retry it`,
+    );
+  }
+
+  /** One insert, else the plant in its way: undefined when that plant was deleted meanwhile. */
+  private async insertOrCompare(
+    owner: string,
+    stored: PlantToStore,
+  ): Promise<PlantDto | undefined> {
     const events = await this.transactions.run(async (manager) => {
       if (!(await this.plants.insert(manager, owner, stored.id, stored.name, stored.tag))) {
         return undefined;
@@ -65,12 +102,13 @@ export class PlantsService {
       if (events > 0) this.outbox.notify();
       return new PlantDto(stored.name, stored.tag);
     }
-    const existing = await this.plants.findOne(owner, plant.id);
-    if (existing && existing.name === stored.name && existing.tag === stored.tag) {
+    const existing = await this.plants.findOne(owner, stored.id);
+    if (!existing) return undefined;
+    if (existing.name === stored.name && existing.tag === stored.tag) {
       return toDto(existing);
     }
     throw new ConflictException(
-      `a plant with id ${plant.id} already exists with a different name or tag`,
+      `a plant with id ${stored.id} already exists with a different name or tag`,
     );
   }
 

@@ -14,6 +14,7 @@ import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CallerOwner } from '../auth/caller-owner.decorator.js';
 import { RequiredScope } from '../auth/required-scope.decorator.js';
+import { PageCursors } from '../http/page-cursor.js';
 import { CreateWebhookDto } from './dto/create-webhook.dto.js';
 import {
   DELIVERIES_LIMIT_DEFAULT,
@@ -41,7 +42,10 @@ import { WebhooksService } from './webhooks.service.js';
 @RequiredScope('webhooks:manage')
 @Controller('webhooks')
 export class WebhooksController {
-  constructor(private readonly webhooks: WebhooksService) {}
+  constructor(
+    private readonly webhooks: WebhooksService,
+    private readonly cursors: PageCursors,
+  ) {}
 
   @Get()
   @ApiListWebhooks()
@@ -51,7 +55,10 @@ export class WebhooksController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<WebhookDto[]> {
     const page = await this.webhooks.list(owner, query);
-    linkNextPage(reply, '/webhooks', 'webhooks', { limit: query.limit, next: page.next });
+    linkNextPage(reply, this.cursors, '/webhooks', 'webhooks', {
+      limit: query.limit,
+      next: page.next,
+    });
     return page.items;
   }
 
@@ -107,10 +114,16 @@ export class WebhooksController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<WebhookDeliveryDto[]> {
     const page = await this.webhooks.deliveriesOf(owner, id, query);
-    linkNextPage(reply, `/webhooks/${encodeURIComponent(id)}/deliveries`, 'deliveries', {
-      limit: query.limit ?? DELIVERIES_LIMIT_DEFAULT,
-      next: page.next,
-    });
+    linkNextPage(
+      reply,
+      this.cursors,
+      `/webhooks/${encodeURIComponent(id)}/deliveries`,
+      'deliveries',
+      {
+        limit: query.limit ?? DELIVERIES_LIMIT_DEFAULT,
+        next: page.next,
+      },
+    );
     return page.items;
   }
 }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { PageCursorModule } from '../http/page-cursor.module.js';
 import { OpenApiWebhooks } from '../openapi/openapi-webhooks.js';
 import { PlantCreatedWebhookDoc } from './plant-created.openapi.js';
 import { WebhookStorageModule } from './webhook-storage.module.js';
@@ -12,7 +13,7 @@ import { WebhooksService } from './webhooks.service.js';
  * sent by WebhookDispatchModule, signed as Standard Webhooks.
  */
 @Module({
-  imports: [WebhookStorageModule],
+  imports: [WebhookStorageModule, PageCursorModule],
   controllers: [WebhooksController],
   providers: [WebhooksService, { provide: OpenApiWebhooks, useClass: PlantCreatedWebhookDoc }],
   exports: [OpenApiWebhooks],

@@ -113,7 +113,7 @@ export function ApiListWebhooks(): MethodDecorator {
         'Without their secrets, oldest first. With limit, while subscriptions remain, the Link header carries the next page (rel="next").',
     }),
     ApiLimitQuery(WEBHOOKS_LIMIT, 'At most this many subscriptions; without it, all of them'),
-    ApiAfterQuery('dzE3NjQwMDAwMDAwMDAgM2ZhODVmNjQtNTcxNy00NTYyLWIzZmMtMmM5NjNmNjZhZmE2noXifw'),
+    ApiAfterQuery(),
     ApiOkResponse({
       type: WebhookDto,
       isArray: true,
@@ -161,7 +161,7 @@ export function ApiListWebhookDeliveries(): MethodDecorator {
       DELIVERIES_LIMIT,
       `At most this many deliveries (default ${DELIVERIES_LIMIT_DEFAULT})`,
     ),
-    ApiAfterQuery('ZDE3NjQwMDAwMDAwMDAgbXNnXzljNGYwZTFhMmIzZDRjNWU2ZjcwODE5MmEzYjRjNWQ2jYUurg'),
+    ApiAfterQuery(),
     ApiOkResponse({
       type: WebhookDeliveryDto,
       isArray: true,

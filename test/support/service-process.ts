@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { SERVICE_ENTRY } from '../../bench/support/processes.js';
+import { TEST_CURSOR_SECRET } from './cursors.js';
 
 const MAIN = resolve(SERVICE_ENTRY);
 const TOKEN_CLI = resolve('dist/token.main.js');
@@ -44,6 +45,7 @@ export async function startService(
       RATE_LIMIT_ENABLED: 'false',
       // No load balancer to wait for: a suite that tests the drain sets it.
       SHUTDOWN_DRAIN_MS: '0',
+      CURSOR_SECRET: TEST_CURSOR_SECRET,
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -82,7 +84,12 @@ export function runServiceToExit(
 ): Promise<{ code: number | null; output: string }> {
   const child = spawn(process.execPath, [...NODE_ARGS, resolve(script)], {
     cwd,
-    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      NO_COLOR: '1',
+      CURSOR_SECRET: TEST_CURSOR_SECRET,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

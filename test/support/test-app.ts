@@ -5,6 +5,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { createApp } from '../../src/app.setup.js';
 import { TokensService } from '../../src/auth/tokens.service.js';
 import type { DatabaseKind } from '../../src/database/data-source-options.js';
+import { TEST_CURSOR_SECRET } from './cursors.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 import { validatedRequest } from './validated-request.js';
 
@@ -31,6 +32,7 @@ export async function startApp(
       DATABASE_URL: database.url,
       LOG_LEVEL: 'silent',
       RATE_LIMIT_ENABLED: 'false',
+      CURSOR_SECRET: TEST_CURSOR_SECRET,
       ...env,
     },
     logger: process.env.DEBUG_APP ? undefined : false,

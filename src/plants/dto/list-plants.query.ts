@@ -1,6 +1,6 @@
-import { BadRequestException, Injectable, type PipeTransform } from '@nestjs/common';
-import { decodeCursor, CURSOR_RULE } from '../../http/page-cursor.js';
-import { isInt64, parseDecimalInteger } from '../../validation/int64.js';
+import { Injectable, type PipeTransform } from '@nestjs/common';
+import { PageCursors } from '../../http/page-cursor.js';
+import { isInt64 } from '../../validation/int64.js';
 import {
   type LimitRange,
   limitRule,
@@ -33,17 +33,20 @@ export interface ListPlantsQuery {
  */
 @Injectable()
 export class ParseListPlantsQueryPipe implements PipeTransform<unknown, ListPlantsQuery> {
+  constructor(private readonly cursors: PageCursors) {}
+
   transform(query: unknown): ListPlantsQuery {
     const { limit, after } = queryParameters(query, 'limit', 'after');
     return {
       ...(limit !== undefined && { limit: parseLimit(limit, PLANTS_LIMIT) }),
-      ...(after !== undefined && { after: parseAfter(after) }),
+      ...(after !== undefined && { after: this.cursors.decode('plants', after, readPlantId) }),
     };
   }
 }
 
-function parseAfter(after: unknown): bigint {
-  const id = parseDecimalInteger(decodeCursor('plants', after));
-  if (isInt64(id)) return id;
-  throw new BadRequestException(CURSOR_RULE);
+/** A plants cursor's position: an int64 id, as the database writes one (no sign on 0, no leading zero). */
+function readPlantId(position: string): bigint | undefined {
+  if (!/^(0|-?[1-9][0-9]{0,18})$/.test(position)) return undefined;
+  const id = BigInt(position);
+  return isInt64(id) ? id : undefined;
 }

@@ -1,4 +1,5 @@
 import { Injectable, type PipeTransform } from '@nestjs/common';
+import { PageCursors } from '../../http/page-cursor.js';
 import { type LimitRange } from '../../validation/query-parameters.js';
 import { type PageQuery, PAGE_LIMIT_MAX, readPageQuery } from './page.query.js';
 
@@ -13,8 +14,10 @@ export const DELIVERIES_LIMIT_DEFAULT = 100;
  */
 @Injectable()
 export class ParseListDeliveriesQueryPipe implements PipeTransform<unknown, PageQuery> {
+  constructor(private readonly cursors: PageCursors) {}
+
   transform(query: unknown): PageQuery {
-    return readPageQuery(query, 'deliveries', {
+    return readPageQuery(query, 'deliveries', this.cursors, {
       range: DELIVERIES_LIMIT,
       fallback: DELIVERIES_LIMIT_DEFAULT,
     });

@@ -1,4 +1,5 @@
 import { Injectable, type PipeTransform } from '@nestjs/common';
+import { PageCursors } from '../../http/page-cursor.js';
 import { type LimitRange } from '../../validation/query-parameters.js';
 import { type PageQuery, PAGE_LIMIT_MAX, readPageQuery } from './page.query.js';
 
@@ -11,7 +12,9 @@ export const WEBHOOKS_LIMIT: LimitRange = { min: 0, max: PAGE_LIMIT_MAX };
  */
 @Injectable()
 export class ParseListWebhooksQueryPipe implements PipeTransform<unknown, PageQuery> {
+  constructor(private readonly cursors: PageCursors) {}
+
   transform(query: unknown): PageQuery {
-    return readPageQuery(query, 'webhooks', { range: WEBHOOKS_LIMIT });
+    return readPageQuery(query, 'webhooks', this.cursors, { range: WEBHOOKS_LIMIT });
   }
 }

@@ -1,12 +1,5 @@
-import { BadRequestException } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import {
-  CURSOR_RULE,
-  type CursorList,
-  decodeCursor,
-  encodeCursor,
-  nextLink,
-} from '../../http/page-cursor.js';
+import { type CursorList, nextLink, type PageCursors } from '../../http/page-cursor.js';
 import { type LimitRange, parseLimit, queryParameters } from '../../validation/query-parameters.js';
 
 /** The most items a page of a webhook list holds. */
@@ -27,6 +20,28 @@ export interface PageQuery {
   after?: PagePosition;
 }
 
+type WebhookList = Extract<CursorList, 'webhooks' | 'deliveries'>;
+
+/** Unix milliseconds, as the database gives them back. */
+const MILLIS = '(0|[1-9][0-9]{0,14})';
+
+/**
+ * A keyset position, `<created_at> <id>`, with the ids the rows really have:
+ * a UUID the service made, an event id the database made.
+ */
+const POSITION: Record<WebhookList, RegExp> = {
+  webhooks: new RegExp(
+    `^${MILLIS} ([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$`,
+  ),
+  deliveries: new RegExp(`^${MILLIS} (msg_[0-9a-f]{32})$`),
+};
+
+/** A cursor's position, when it has exactly the form of `list`'s keyset positions. */
+function readPosition(list: WebhookList, position: string): PagePosition | undefined {
+  const match = POSITION[list].exec(position);
+  return match ? { createdAt: Number(match[1]), id: match[2] } : undefined;
+}
+
 /**
  * Reads `limit` (plain digits in `range`, else `fallback`) and `after` (a
  * cursor of `list`'s next link) from a query; any other parameter is a 400
@@ -34,7 +49,8 @@ export interface PageQuery {
  */
 export function readPageQuery(
   query: unknown,
-  list: CursorList,
+  list: WebhookList,
+  cursors: PageCursors,
   { range, fallback }: { range: LimitRange; fallback?: number },
 ): PageQuery {
   const { limit, after } = queryParameters(query, 'limit', 'after');
@@ -45,16 +61,10 @@ export function readPageQuery(
     page.limit = fallback;
   }
   if (after !== undefined) {
-    const match = /^(\d{1,15}) (.{1,64})$/.exec(decodeCursor(list, after));
-    if (!match) throw new BadRequestException(CURSOR_RULE);
-    page.after = { createdAt: Number(match[1]), id: match[2] };
+    page.after = cursors.decode(list, after, (position) => readPosition(list, position));
   }
   return page;
 }
-
-/** The cursor that goes on after `item`. */
-const cursorAfter = (list: CursorList, item: PagePosition): string =>
-  encodeCursor(list, `${item.createdAt} ${item.id}`);
 
 /**
  * Sends the Link header of a page of `list` at `path` when a next page follows
@@ -63,11 +73,13 @@ const cursorAfter = (list: CursorList, item: PagePosition): string =>
  */
 export function linkNextPage(
   reply: FastifyReply,
+  cursors: PageCursors,
   path: string,
-  list: CursorList,
+  list: WebhookList,
   page: { limit?: number; next?: PagePosition },
 ): void {
   if (page.next && page.limit !== undefined) {
-    void reply.header('Link', nextLink(path, page.limit, cursorAfter(list, page.next)));
+    const cursor = cursors.encode(list, `${page.next.createdAt} ${page.next.id}`);
+    void reply.header('Link', nextLink(path, page.limit, cursor));
   }
 }

@@ -77,7 +77,7 @@ app.kubernetes.io/managed-by: {{ .root.Release.Service }}
 {{/* The chart-made Secret's data, as a map of environment variable to value. */}}
 {{- define "plant-store.secretData" -}}
 {{- $s := .Values.secret -}}
-{{- $data := dict "DATABASE_URL" $s.databaseUrl -}}
+{{- $data := dict "DATABASE_URL" $s.databaseUrl "CURSOR_SECRET" $s.cursorSecret -}}
 {{- range $key, $value := dict "REDIS_URL" $s.redisUrl "BOOTSTRAP_TOKEN" $s.bootstrapToken "BOOTSTRAP_OWNER" $s.bootstrapOwner "AUTH_JWT_ISSUER" $s.authJwtIssuer "AUTH_JWT_AUDIENCE" $s.authJwtAudience "AUTH_JWT_JWKS_URI" $s.authJwtJwksUri }}
 {{- if $value }}{{ $_ := set $data $key $value }}{{ end }}
 {{- end }}
@@ -100,6 +100,9 @@ template, so that `helm template -s` of any one of them checks too.
 {{- end -}}
 {{- if and (not $v.secret.existingSecret) (not $v.secret.databaseUrl) -}}
 {{- fail "secret.databaseUrl is required (postgres://user:password@host:5432/db, e.g. through PgBouncer), or set secret.existingSecret" -}}
+{{- end -}}
+{{- if and (not $v.secret.existingSecret) (not $v.secret.cursorSecret) -}}
+{{- fail "secret.cursorSecret is required: the key of paging cursors, the same for every pod (openssl rand -base64 48), or set secret.existingSecret with CURSOR_SECRET" -}}
 {{- end -}}
 {{- if and $v.api.autoscaling.enabled (lt (int $v.api.autoscaling.maxReplicas) (int $v.api.autoscaling.minReplicas)) -}}
 {{- fail (printf "api.autoscaling.maxReplicas (%d) is below minReplicas (%d)" (int $v.api.autoscaling.maxReplicas) (int $v.api.autoscaling.minReplicas)) -}}

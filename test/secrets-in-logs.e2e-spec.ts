@@ -99,6 +99,14 @@ describe.each(databaseKinds())(
       expect(await call(`/plants/${valid}`, undefined, 'DELETE')).toBe(401);
       const tokenInBody = JSON.stringify({ id: 3, name: 'x', access_token: valid });
       expect(await call('/plants', undefined, 'POST', tokenInBody)).toBe(401);
+      // Percent-encoded in part: the whole token is redacted, not just its plain part.
+      const dashed = `pst_abc-${randomBytes(32).toString('base64url')}`;
+      const rest = dashed.slice(8);
+      expect(await call(`/nope/pst%5F${valid.slice(4)}`)).toBe(404);
+      expect(await call(`/nope/pst%255f${unknown.slice(4)}`)).toBe(404);
+      expect(await call(`/plants?x=%70st_${valid.slice(4)}`)).toBe(401);
+      expect(await call(`/nope/pst_abc%2D${rest}`)).toBe(404);
+      expect(await call(`/nope/pst_abc%2d${rest}?access%5Ftoken=${rest}`)).toBe(404);
       // Server faults while a token is in flight: in the plant query, and in the token lookup itself.
       await sqlBehindTheService(database, 'ALTER TABLE plants RENAME TO plants_away');
       try {
@@ -130,11 +138,14 @@ describe.each(databaseKinds())(
       const output = service.output();
       expect(faultLines()).toHaveLength(5);
       expect(output).toMatch(/plants_away|no such table|does not exist/);
-      for (const secret of secrets) {
+      for (const secret of [...secrets, `xxxx${rest}`]) {
         expect(output).not.toContain(secret);
         expect(output).not.toContain(secret.slice(4));
         for (const body of bodies) expect(body).not.toContain(secret.slice(4));
       }
+      // Those requests were logged, redacted.
+      expect(output).toContain('"url":"/nope/%5BREDACTED%5D"');
+      expect(output).toContain('"url":"/plants?x=%5BREDACTED%5D"');
       // No header echoed either ("BearerStrategy" in a stack frame is fine), and no
       // ?access_token= value (the request log may name the parameter, redacted).
       expect(output).not.toMatch(/authorization"?\s*[:=]|bearer\s+\S/i);

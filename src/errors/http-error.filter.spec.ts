@@ -82,6 +82,17 @@ describe('HttpErrorFilter', () => {
     expect(JSON.stringify(logged.mock.calls)).not.toContain('pst_secret');
   });
 
+  it('redacts a percent-encoded token in a quoted path whole', () => {
+    const rest = 'Q'.repeat(20) + 'z'.repeat(20);
+    const url = `/nope/pst_abc%2D${rest}`;
+    const { host, sent } = fakeHost(url);
+    new HttpErrorFilter().catch(new NotFoundException(`Cannot GET ${url}`), host);
+    expect(JSON.parse(JSON.stringify(sent.body))).toEqual({
+      error: 404,
+      message: 'Cannot GET /nope/%5BREDACTED%5D',
+    });
+  });
+
   it('cuts the connection when the response had already started (a streamed list failed half-way)', () => {
     vi.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
     const { host, sent } = fakeHost('/plants', true);

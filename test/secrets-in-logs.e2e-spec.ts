@@ -152,5 +152,35 @@ describe.each(databaseKinds())(
       expect(output).not.toMatch(/access_token=(?!%5BREDACTED%5D)/);
       expect(statuses.filter((status) => status >= 400)).toHaveLength(statuses.length - 4);
     }, 60_000);
+
+    it('cuts a long URL in the log line, and says so', async () => {
+      const query = 'a=b&'.repeat(3840);
+      const lineOf = (id: string) =>
+        service
+          .output()
+          .split('\n')
+          .find((line) => line.includes(`"id":"${id}"`));
+      for (const [path, status] of [
+        [`/health/live?${query}`, 200],
+        [`/nowhere/${'x'.repeat(15_000)}`, 404],
+        ['/health/live', 200],
+      ] as const) {
+        const id = `long-url-${randomBytes(6).toString('hex')}`;
+        const response = await fetch(service.url + path, { headers: { 'x-request-id': id } });
+        expect(response.status).toBe(status);
+        await response.text();
+        for (let waited = 0; !lineOf(id) && waited < 5000; waited += 50) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        const line = lineOf(id)!;
+        const url = JSON.parse(line).req.url as string;
+        if (path.length > 2048) {
+          expect(line.length).toBeLessThan(3000);
+          expect(url).toBe(`${path.slice(0, 2048)}…[cut ${path.length - 2048} characters]`);
+        } else {
+          expect(url).toBe(path);
+        }
+      }
+    });
   },
 );

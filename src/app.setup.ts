@@ -12,6 +12,7 @@ import { requestDeadline } from './database/database-work.interceptor.js';
 import { withDeadline } from './database/request-deadline.js';
 import { answerClientError } from './errors/client-error.handler.js';
 import { sendError } from './errors/http-error.filter.js';
+import { unsupportedCharset } from './http/content-charset.js';
 import { announcesBody, unsupportedContentEncoding } from './http/content-encoding.js';
 import { isPublicRoute } from './http/public.decorator.js';
 import { isUnknownRoute, unknownRouteRefusal } from './http/unknown-route.js';
@@ -51,7 +52,8 @@ export interface CreatedApp {
  *     (RequestAuthenticator: failure budget, bearer token) unless the route is
  *     public: a 401 or 429 leaves before the body is read, and so does the
  *     404 of a request for no route that authenticates no one; then a body in
- *     a Content-Encoding other than identity is a 415.
+ *     a Content-Encoding other than identity, or JSON in a charset other than
+ *     UTF-8, is a 415.
  *  4. The JSON body parser (lossless: every digit of an int64 id survives).
  *  5. Nest (app.module.ts): BearerAuthGuard (takes step 3's verdict), ThrottlerGuard,
  *     DatabaseWorkInterceptor (the deadline, one retry where safe), DtoValidationPipe,
@@ -186,7 +188,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
     }
   });
   fastify.addHook('onRequest', async (request, reply) => {
-    const refusal = unsupportedContentEncoding(request);
+    const refusal = unsupportedContentEncoding(request) ?? unsupportedCharset(request);
     if (refusal) return answerBeforeBody(refusal, request, reply);
   });
 

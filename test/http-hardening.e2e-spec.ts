@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { type AddressInfo, connect } from 'node:net';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
@@ -98,6 +99,50 @@ describe('HTTP hardening (defaults)', () => {
       .post('/plants')
       .set('Content-Type', 'application/json')
       .set('Content-Encoding', 'gzip')
+      .send('{}');
+    expectError(anonymous, 401);
+  });
+
+  it('refuses a JSON body in a charset other than UTF-8 with a 415, on every route that takes a body', async () => {
+    const { auth } = await t.current.newCaller();
+    const post = (path: string, contentType: string, body: string) =>
+      t.current
+        .http()
+        .post(path)
+        .set({ Authorization: auth, 'Content-Type': contentType })
+        .send(body);
+    const recover = `/webhooks/${randomUUID()}/recover`;
+    const bodies: [string, string][] = [
+      ['/plants', '{"id": 1, "name": "fern"}'],
+      ['/webhooks', '{"url": "https://93.184.215.14/hooks"}'],
+      [recover, '{"since": "2026-01-01T00:00:00Z"}'],
+    ];
+    for (const [path, body] of bodies) {
+      for (const charset of ['utf-16', 'UTF-16LE', 'latin1', '"iso-8859-1"', 'Windows-1252']) {
+        expectError(
+          await post(path, `application/json; charset=${charset}`, body),
+          415,
+          /^the body must be JSON in UTF-8: .*charset=utf-8 or no charset$/,
+        );
+      }
+    }
+    // UTF-8, named in any case or quoted, or not named, is read.
+    expect((await post('/plants', 'application/json; charset=UTF-8', bodies[0][1])).status).toBe(
+      200,
+    );
+    expect((await post('/plants', 'application/json; charset="utf-8"', bodies[0][1])).status).toBe(
+      200,
+    );
+    expect((await post('/plants', 'application/json', bodies[0][1])).status).toBe(200);
+    expect((await post('/webhooks', 'application/json;charset=utf-8', bodies[1][1])).status).toBe(
+      201,
+    );
+    expectError(await post(recover, 'application/json', bodies[2][1]), 404);
+    // Authentication still comes first.
+    const anonymous = await t.current
+      .http()
+      .post('/plants')
+      .set('Content-Type', 'application/json; charset=utf-16')
       .send('{}');
     expectError(anonymous, 401);
   });

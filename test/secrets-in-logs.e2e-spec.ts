@@ -99,6 +99,14 @@ describe.each(databaseKinds())(
       expect(await call(`/plants/${valid}`, undefined, 'DELETE')).toBe(401);
       const tokenInBody = JSON.stringify({ id: 3, name: 'x', access_token: valid });
       expect(await call('/plants', undefined, 'POST', tokenInBody)).toBe(401);
+      // Percent-encoded in part: the whole token is redacted, not just its plain part.
+      const dashed = `pst_abc-${randomBytes(32).toString('base64url')}`;
+      const rest = dashed.slice(8);
+      expect(await call(`/nope/pst%5F${valid.slice(4)}`)).toBe(404);
+      expect(await call(`/nope/pst%255f${unknown.slice(4)}`)).toBe(404);
+      expect(await call(`/plants?x=%70st_${valid.slice(4)}`)).toBe(401);
+      expect(await call(`/nope/pst_abc%2D${rest}`)).toBe(404);
+      expect(await call(`/nope/pst_abc%2d${rest}?access%5Ftoken=${rest}`)).toBe(404);
       // Server faults while a token is in flight: in the plant query, and in the token lookup itself.
       await sqlBehindTheService(database, 'ALTER TABLE plants RENAME TO plants_away');
       try {
@@ -130,16 +138,49 @@ describe.each(databaseKinds())(
       const output = service.output();
       expect(faultLines()).toHaveLength(5);
       expect(output).toMatch(/plants_away|no such table|does not exist/);
-      for (const secret of secrets) {
+      for (const secret of [...secrets, `xxxx${rest}`]) {
         expect(output).not.toContain(secret);
         expect(output).not.toContain(secret.slice(4));
         for (const body of bodies) expect(body).not.toContain(secret.slice(4));
       }
+      // Those requests were logged, redacted.
+      expect(output).toContain('"url":"/nope/%5BREDACTED%5D"');
+      expect(output).toContain('"url":"/plants?x=%5BREDACTED%5D"');
       // No header echoed either ("BearerStrategy" in a stack frame is fine), and no
       // ?access_token= value (the request log may name the parameter, redacted).
       expect(output).not.toMatch(/authorization"?\s*[:=]|bearer\s+\S/i);
       expect(output).not.toMatch(/access_token=(?!%5BREDACTED%5D)/);
       expect(statuses.filter((status) => status >= 400)).toHaveLength(statuses.length - 4);
     }, 60_000);
+
+    it('cuts a long URL in the log line, and says so', async () => {
+      const query = 'a=b&'.repeat(3840);
+      const lineOf = (id: string) =>
+        service
+          .output()
+          .split('\n')
+          .find((line) => line.includes(`"id":"${id}"`));
+      for (const [path, status] of [
+        [`/health/live?${query}`, 200],
+        [`/nowhere/${'x'.repeat(15_000)}`, 404],
+        ['/health/live', 200],
+      ] as const) {
+        const id = `long-url-${randomBytes(6).toString('hex')}`;
+        const response = await fetch(service.url + path, { headers: { 'x-request-id': id } });
+        expect(response.status).toBe(status);
+        await response.text();
+        for (let waited = 0; !lineOf(id) && waited < 5000; waited += 50) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        const line = lineOf(id)!;
+        const url = JSON.parse(line).req.url as string;
+        if (path.length > 2048) {
+          expect(line.length).toBeLessThan(3000);
+          expect(url).toBe(`${path.slice(0, 2048)}…[cut ${path.length - 2048} characters]`);
+        } else {
+          expect(url).toBe(path);
+        }
+      }
+    });
   },
 );

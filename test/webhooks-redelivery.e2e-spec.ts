@@ -146,6 +146,14 @@ describe.each(databaseKinds())('webhook redelivery on %s', (kind) => {
         /since must be an RFC 3339|more should not exist/,
       );
     }
+    // A date-time of the right form naming a day that does not exist.
+    for (const since of ['2020-02-30T00:00:00Z', '2021-02-29T00:00:00Z', '2020-04-31T10:00:00Z']) {
+      expectError(
+        await alice.post('/recover', { since }),
+        400,
+        /^since must be a date and time that exist: 20\d\d-0[24] has no day (29|30|31)$/,
+      );
+    }
     // A 410 disables the subscription: nothing can be sent to it again.
     await alice.hooks.createPlant('{"id":1,"name":"Fern"}');
     const [gone] = await alice.hooks.waitForDeliveries(alice.subscription.id, allIn('failed', 1));

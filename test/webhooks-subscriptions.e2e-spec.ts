@@ -160,10 +160,11 @@ describe.each(databaseKinds())('webhook subscriptions on %s', (kind) => {
     }
     expect((await t.current.http().get('/webhooks').set('Authorization', auth)).body).toEqual([]);
     // A public address, the IPv6 form of a public IPv4 one, a public name, and a
-    // name that does not resolve yet are accepted.
+    // name that does not resolve yet are accepted (the IPv6 form on another path:
+    // on the same one it would be the same subscription).
     for (const url of [
       'https://93.184.215.14/',
-      'https://[::ffff:93.184.215.14]/',
+      'https://[::ffff:93.184.215.14]/v6',
       'https://[2606:4700:4700::1111]/',
       'https://public.example.com/',
       'https://not-yet.example.com/',
@@ -251,6 +252,47 @@ describe.each(databaseKinds())('webhook subscription bounds on %s', (kind) => {
     expect((await post(alice.auth, 'https://receiver.example.com/hooks?x')).status).toBe(201);
     const bob = await t.current.newCaller();
     expect((await post(bob.auth, 'https://receiver.example.com/hooks')).status).toBe(201);
+  });
+
+  it.each([
+    [
+      'an escaped unreserved character',
+      'https://receiver.example.com/x',
+      'https://receiver.example.com/%78',
+    ],
+    ['an empty query', 'https://receiver.example.com/x?', 'https://receiver.example.com/x'],
+    [
+      'an IPv4-mapped address',
+      'https://[::ffff:93.184.215.14]/hooks',
+      'https://93.184.215.14/hooks',
+    ],
+    [
+      'the host in another case',
+      'https://Receiver.EXAMPLE.com/a',
+      'https://receiver.example.com/a',
+    ],
+    ['the default port', 'https://receiver.example.com/a', 'https://receiver.example.com:443/a'],
+    [
+      'the case of an escape',
+      'https://receiver.example.com/a%2fb?q=%3d',
+      'https://receiver.example.com/a%2Fb?q=%3D',
+    ],
+    ['dot segments', 'https://receiver.example.com/a/./b/../c', 'https://receiver.example.com/a/c'],
+  ])('takes URLs that differ by %s as one subscription: a 409 naming it', async (_, one, other) => {
+    const alice = await t.current.newCaller();
+    const first = await post(alice.auth, one);
+    expect(first.status).toBe(201);
+    expectError(
+      await post(alice.auth, other),
+      409,
+      new RegExp(`already exists: ${first.body.id}$`),
+    );
+  });
+
+  it('keeps URLs apart that differ by a reserved character and its escape', async () => {
+    const alice = await t.current.newCaller();
+    expect((await post(alice.auth, 'https://receiver.example.com/a/b')).status).toBe(201);
+    expect((await post(alice.auth, 'https://receiver.example.com/a%2Fb')).status).toBe(201);
   });
 
   it('keeps subscriptions that broke the bounds before they existed', async () => {

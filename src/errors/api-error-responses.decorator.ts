@@ -2,6 +2,8 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiResponse, type HeaderObject } from '@nestjs/swagger';
 import { ErrorDto } from './error.dto.js';
 import { PARAMETER_TOO_LONG } from './error-response.js';
+import { NOT_UTF8 } from '../http/content-charset.js';
+import { NOT_IDENTITY } from '../http/content-encoding.js';
 
 /** Sent with every 429 and 503 (see error-response.ts and TooManyRequestsException). */
 const RETRY_AFTER: Record<string, HeaderObject> = {
@@ -62,8 +64,13 @@ const ERRORS = {
     messages: [PARAMETER_TOO_LONG],
   },
   415: {
-    description: 'The body is not application/json',
-    messages: ['unsupported Content-Type: send the body as application/json'],
+    description:
+      'The body is not application/json, is JSON in a charset other than UTF-8, or is in a Content-Encoding other than identity',
+    messages: [
+      'unsupported Content-Type: send the body as application/json',
+      NOT_UTF8,
+      NOT_IDENTITY,
+    ],
   },
   429: {
     description:

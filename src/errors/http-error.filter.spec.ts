@@ -82,6 +82,32 @@ describe('HttpErrorFilter', () => {
     expect(JSON.stringify(logged.mock.calls)).not.toContain('pst_secret');
   });
 
+  it('redacts a percent-encoded token in a quoted path whole', () => {
+    const rest = 'Q'.repeat(20) + 'z'.repeat(20);
+    const url = `/nope/pst_abc%2D${rest}`;
+    const { host, sent } = fakeHost(url);
+    new HttpErrorFilter().catch(new NotFoundException(`Cannot GET ${url}`), host);
+    expect(JSON.parse(JSON.stringify(sent.body))).toEqual({
+      error: 404,
+      message: 'Cannot GET /nope/%5BREDACTED%5D',
+    });
+  });
+
+  it('logs the path of a 500 redacted, and cut after 2 KiB', () => {
+    const rest = 'Q'.repeat(20) + 'z'.repeat(20);
+    const logged = vi.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    const long = `/plants/${'x'.repeat(5000)}/pst%5F${rest}`;
+    new HttpErrorFilter().catch(new Error('SQL exploded'), fakeHost(`/nope/pst%5F${rest}`).host);
+    new HttpErrorFilter().catch(new Error('SQL exploded'), fakeHost(long).host);
+    const [[first], [second]] = logged.mock.calls as [string, string][];
+    expect(first).toBe('GET /nope/%5BREDACTED%5D -> 500');
+    // Redacted first (the token becomes the 14 characters of %5BREDACTED%5D), then cut.
+    const redactedLength = '/plants/'.length + 5000 + '/'.length + 14;
+    expect(second).toBe(
+      `GET ${long.slice(0, 2048)}…[cut ${redactedLength - 2048} characters] -> 500`,
+    );
+  });
+
   it('cuts the connection when the response had already started (a streamed list failed half-way)', () => {
     vi.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
     const { host, sent } = fakeHost('/plants', true);

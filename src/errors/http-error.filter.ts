@@ -1,6 +1,7 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { redactTokens } from '../logging/log-redaction.js';
+import { loggedUrl } from '../logging/logged-url.js';
 import { toErrorResponse } from './error-response.js';
 import { ErrorDto } from './error.dto.js';
 
@@ -35,8 +36,8 @@ export function sendError(exception: unknown, request: FastifyRequest, reply: Fa
   const message = redactTokens(withoutQueryString(body.message, request.url));
   if (logCause) {
     const stack = exception instanceof Error ? exception.stack : String(exception);
-    // The path only: a query string may carry a token (?access_token=).
-    const path = request.url.split('?')[0];
+    // The path only (a query string may carry a token, ?access_token=), redacted and cut.
+    const path = loggedUrl(request.url.split('?')[0]);
     logger.error(`${request.method} ${path} -> ${status}`, stack);
   }
   if (reply.sent || reply.raw.headersSent) {

@@ -1,6 +1,9 @@
 import { UnsupportedMediaTypeException } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 
+export const NOT_IDENTITY =
+  'Content-Encoding is not supported: send the body uncompressed (identity)';
+
 /** Whether the request head announces a body (a length above 0, or chunks). */
 export function announcesBody(request: FastifyRequest): boolean {
   return (
@@ -25,7 +28,5 @@ export function unsupportedContentEncoding(
     .map((part) => part.trim().toLowerCase())
     .filter((part) => part !== '');
   if (codings.every((part) => part === 'identity')) return undefined;
-  return new UnsupportedMediaTypeException(
-    'Content-Encoding is not supported: send the body uncompressed (identity)',
-  );
+  return new UnsupportedMediaTypeException(NOT_IDENTITY);
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { redactUrl } from './log-redaction.js';
+import { loggedUrl } from './logged-url.js';
 import { ROOT_LOGGER } from './root-logger.js';
 
 /** The caller, as the bearer strategy leaves it on the request once a token checked out. */
@@ -19,7 +19,10 @@ interface WithCaller {
  * in BENCHMARKS.md's git history). Everything
  * the line needs is on the Fastify request once the response is out, and a
  * line built from named fields cannot carry a header, so no redaction list is
- * needed for Authorization.
+ * needed for Authorization. Of its fields a client chooses the URL (redacted
+ * and cut, see loggedUrl), the request id (taken only when at most 128 safe
+ * characters, see request-id.ts) and the method (one of those Node's parser
+ * knows); the others are the service's own.
  */
 @Injectable()
 export class RequestLog {
@@ -34,7 +37,7 @@ export class RequestLog {
         req: {
           id: request.id,
           method: request.method,
-          url: redactUrl(request.url),
+          url: loggedUrl(request.url),
           route: request.routeOptions.url,
         },
         res: { statusCode: status },

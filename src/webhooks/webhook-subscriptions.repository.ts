@@ -5,6 +5,7 @@ import { CompiledQuery, slots } from '../database/compiled-query.js';
 import { Transactions } from '../database/transactions.js';
 import type { PagePosition } from './dto/page.query.js';
 import { WebhookSubscription } from './webhook-subscription.entity.js';
+import { webhookUrlIdentity } from './webhook-url-identity.js';
 
 /** A subscription as its owner sees it: everything but the secret. */
 export type SubscriptionRow = Pick<
@@ -54,9 +55,9 @@ export class WebhookSubscriptionsRepository {
 
   /**
    * Inserts the subscription unless its owner already has `max` of them or
-   * one with the same URL: the check and the insert in one transaction, one
-   * at a time per owner, so that concurrent creates cannot pass the bound
-   * together. On PostgreSQL a transaction-scoped advisory lock on the owner
+   * one with the same URL, however spelled: the check and the insert in one
+   * transaction, one at a time per owner, so that concurrent creates cannot
+   * pass the bound together. On PostgreSQL a transaction-scoped advisory lock on the owner
    * takes the turn (released at commit, so safe behind PgBouncer in
    * transaction mode); SQLite's writes already take turns (Transactions).
    * Rows that break either rule from before the rules existed are kept.
@@ -69,15 +70,17 @@ export class WebhookSubscriptionsRepository {
           subscription.owner,
         ]);
       }
-      const owner = subscription.owner;
-      const same = await manager.findOne(WebhookSubscription, {
-        select: { id: true },
-        where: { owner, url: subscription.url },
+      // The owner's URLs, compared in their normal form (see webhookUrlIdentity): a
+      // form SQL cannot compute, and the bound keeps the list short.
+      const existing = await manager.find(WebhookSubscription, {
+        select: { id: true, url: true },
+        where: { owner: subscription.owner },
         order: { createdAt: 'ASC', id: 'ASC' },
       });
+      const identity = webhookUrlIdentity(subscription.url);
+      const same = existing.find(({ url }) => webhookUrlIdentity(url) === identity);
       if (same) return { kind: 'duplicate', existingId: same.id };
-      const count = await manager.countBy(WebhookSubscription, { owner });
-      if (count >= max) return { kind: 'full', count };
+      if (existing.length >= max) return { kind: 'full', count: existing.length };
       await manager.insert(WebhookSubscription, subscription);
       return { kind: 'created' };
     });

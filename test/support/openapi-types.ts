@@ -702,7 +702,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is not application/json */
+            /** @description The body is not application/json, is JSON in a charset other than UTF-8, or is in a Content-Encoding other than identity */
             415: {
                 headers: {
                     /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
@@ -1202,7 +1202,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is not application/json */
+            /** @description The body is not application/json, is JSON in a charset other than UTF-8, or is in a Content-Encoding other than identity */
             415: {
                 headers: {
                     /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
@@ -1721,7 +1721,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The body is not application/json */
+            /** @description The body is not application/json, is JSON in a charset other than UTF-8, or is in a Content-Encoding other than identity */
             415: {
                 headers: {
                     /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */

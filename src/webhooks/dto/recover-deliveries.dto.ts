@@ -1,5 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { IsRFC3339, IsString } from 'class-validator';
+import { IsExistingDateTime } from '../../validation/date-time.validators.js';
 
 export const SINCE_RULE = 'since must be an RFC 3339 date-time such as 2026-11-24T12:00:00Z';
 
@@ -16,6 +17,7 @@ export class RecoverDeliveriesDto {
     minLength: 1,
     example: '2026-11-24T12:00:00Z',
   })
+  @IsExistingDateTime()
   @IsString({ message: SINCE_RULE })
   @IsRFC3339({ message: SINCE_RULE })
   since!: string;

@@ -8,8 +8,9 @@ import type { Environment } from './config/environment.js';
 import { loadEnvironment } from './config/load-environment.js';
 import { checkServiceVariables } from './config/service-variables.js';
 import { RequestAuthenticator } from './auth/request-authenticator.js';
+import { databaseKind } from './database/data-source-options.js';
 import { requestDeadline } from './database/database-work.interceptor.js';
-import { withDeadline } from './database/request-deadline.js';
+import { keepsDeadlines, withDeadline } from './database/request-deadline.js';
 import { answerClientError } from './errors/client-error.handler.js';
 import { sendError } from './errors/http-error.filter.js';
 import { unsupportedCharset } from './http/content-charset.js';
@@ -176,12 +177,14 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
   // request does. A CORS preflight never comes here: the CORS hook, which
   // runs first, answers every OPTIONS when CORS_ORIGINS is set.
   const authenticator = app.get(RequestAuthenticator);
+  const deadlines = keepsDeadlines(databaseKind(env.DATABASE_URL));
   fastify.addHook('onRequest', async (request, reply) => {
     if (isPublicRoute(request)) return;
     try {
       // The token lookup is the first of the request's database work, within its deadline.
+      const authenticate = () => authenticator.authenticate(request, reply);
       const expiresAt = requestDeadline(env.DB_REQUEST_DEADLINE_MS, reply.elapsedTime);
-      await withDeadline(expiresAt, () => authenticator.authenticate(request, reply));
+      await (deadlines ? withDeadline(expiresAt, authenticate) : authenticate());
     } catch (error) {
       const refusal = isUnknownRoute(request) ? unknownRouteRefusal(error, request) : error;
       return answerBeforeBody(refusal, request, reply, true);

@@ -16,7 +16,7 @@ export type DatabaseKind = 'sqlite' | 'postgres';
  */
 export const SQLITE_SYNCHRONOUS = 'FULL';
 
-function databaseKind(url: string): DatabaseKind {
+export function databaseKind(url: string): DatabaseKind {
   return url.startsWith('sqlite:') ? 'sqlite' : 'postgres';
 }
 

@@ -9,9 +9,10 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { from, lastValueFrom, type Observable } from 'rxjs';
 import type { Environment } from '../config/environment.js';
+import { databaseKind } from './data-source-options.js';
 import { retryOnce, type RetryPolicy } from './database-retry.js';
 import { SAFE_TO_REPEAT } from './safe-to-repeat.decorator.js';
-import { withDeadline } from './request-deadline.js';
+import { keepsDeadlines, withDeadline } from './request-deadline.js';
 
 /** The deadline of a request that arrived `elapsedMs` ago. */
 export function requestDeadline(budgetMs: number, elapsedMs: number): number {
@@ -21,20 +22,23 @@ export function requestDeadline(budgetMs: number, elapsedMs: number): number {
 /**
  * Runs a route's handler (registered as APP_INTERCEPTOR) within the
  * request's deadline for database work, DB_REQUEST_DEADLINE_MS from its
- * arrival, and runs it once more after a database failure that its method
- * makes safe to repeat: a GET, a route marked @SafeToRepeat(), or any route
- * when nothing of the failed attempt ran. A streamed list's pages after the
- * first are outside this: they are read while the answer is written.
+ * arrival (on PostgreSQL: keepsDeadlines), and runs it once more after a
+ * database failure that its method makes safe to repeat: a GET, a route
+ * marked @SafeToRepeat(), or any route when nothing of the failed attempt
+ * ran. A streamed list's pages after the first are outside this: they are
+ * read while the answer is written.
  */
 @Injectable()
 export class DatabaseWorkInterceptor implements NestInterceptor {
   private readonly budgetMs: number;
+  private readonly deadlines: boolean;
 
   constructor(
     private readonly reflector: Reflector,
     config: ConfigService<Environment, true>,
   ) {
     this.budgetMs = config.get('DB_REQUEST_DEADLINE_MS', { infer: true });
+    this.deadlines = keepsDeadlines(databaseKind(config.get('DATABASE_URL', { infer: true })));
   }
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
@@ -48,8 +52,7 @@ export class DatabaseWorkInterceptor implements NestInterceptor {
         context.getClass(),
       ]) === true;
     const policy: RetryPolicy = repeatable ? 'repeatable' : 'if-nothing-ran';
-    return from(
-      withDeadline(expiresAt, () => retryOnce(policy, () => lastValueFrom(next.handle()))),
-    );
+    const work = () => retryOnce(policy, () => lastValueFrom(next.handle()));
+    return from(this.deadlines ? withDeadline(expiresAt, work) : work());
   }
 }

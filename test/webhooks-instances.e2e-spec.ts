@@ -95,31 +95,38 @@ describe.skipIf(!databaseKinds().includes('postgres'))(
       THOUSAND_DELIVERIES_MS + 15_000,
     );
 
-    it('still delivers every event at least once when one instance is killed mid-delivery', async () => {
-      const answered = new Set<number>();
-      let answering = false;
-      const receiver = await startReceiver((_, request) => {
-        if (!answering) return 'hang';
-        answered.add(plantIdOf(request));
-        return 200;
-      });
-      receivers.push(receiver);
-      await subscribeOver(services[0].url, TOKEN, receiver.url);
-      const ids = range(10_001, 300);
-      await createPlants(
-        services.map((s) => s.url),
-        TOKEN,
-        ids,
-      );
-      // Deliveries in flight on both instances, then one dies holding its claims.
-      await receiver.waitFor(20);
-      await killHard(services[0]);
-      answering = true;
-      await eventually(
-        () => answered.size >= ids.length,
-        () => `${answered.size} of ${ids.length} events delivered after the kill`,
-      );
-      expect([...answered].sort((a, b) => a - b)).toEqual(ids);
-    });
+    it(
+      'still delivers every event at least once when one instance is killed mid-delivery',
+      { timeout: 120_000 },
+      async () => {
+        const answered = new Set<number>();
+        let answering = false;
+        const receiver = await startReceiver((_, request) => {
+          if (!answering) return 'hang';
+          answered.add(plantIdOf(request));
+          return 200;
+        });
+        receivers.push(receiver);
+        await subscribeOver(services[0].url, TOKEN, receiver.url);
+        const ids = range(10_001, 300);
+        await createPlants(
+          services.map((s) => s.url),
+          TOKEN,
+          ids,
+        );
+        // Deliveries in flight on both instances, then one dies holding its claims.
+        // Each instance holds at most 4 of the subscription's deliveries at once and
+        // the receiver hangs each for WEBHOOK_TIMEOUT_MS, so 20 take three rounds of
+        // 5 s: about 18 s on an idle machine, more on a busy one.
+        await receiver.waitFor(20, 60_000);
+        await killHard(services[0]);
+        answering = true;
+        await eventually(
+          () => answered.size >= ids.length,
+          () => `${answered.size} of ${ids.length} events delivered after the kill`,
+        );
+        expect([...answered].sort((a, b) => a - b)).toEqual(ids);
+      },
+    );
   },
 );

@@ -121,9 +121,11 @@ describe.skipIf(!databaseKinds().includes('postgres'))(
         await receiver.waitFor(20, 60_000);
         await killHard(services[0]);
         answering = true;
+        // The dead instance's claims come back when their 8 s lease ends.
         await eventually(
           () => answered.size >= ids.length,
           () => `${answered.size} of ${ids.length} events delivered after the kill`,
+          60_000,
         );
         expect([...answered].sort((a, b) => a - b)).toEqual(ids);
       },

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { outsideDeadline } from './request-deadline.js';
 
 /**
  * Tells a background worker of this process that rows were just committed
@@ -9,8 +10,17 @@ import { Injectable } from '@nestjs/common';
 export class OutboxSignal {
   private readonly listeners = new Set<() => void>();
 
+  /**
+   * Called by a request once its rows are committed. The listeners run
+   * outside that request's deadline: a worker woken here goes on (its
+   * statements, its timers) long after the request has answered, and work
+   * that kept the request's deadline would fail every statement once it
+   * passed, so that the worker stalls until the next restart.
+   */
   notify(): void {
-    for (const listener of this.listeners) listener();
+    outsideDeadline(() => {
+      for (const listener of this.listeners) listener();
+    });
   }
 
   /** Returns the function that unsubscribes. */

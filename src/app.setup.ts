@@ -7,6 +7,7 @@ import { AppModule } from './app.module.js';
 import type { Environment } from './config/environment.js';
 import { loadEnvironment } from './config/load-environment.js';
 import { checkServiceVariables } from './config/service-variables.js';
+import { OwnerRequests } from './auth/owner-requests.js';
 import { RequestAuthenticator } from './auth/request-authenticator.js';
 import { databaseKind } from './database/data-source-options.js';
 import { requestDeadline } from './database/database-work.interceptor.js';
@@ -176,19 +177,25 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
   // paced like a 401; with one it goes on to Nest's 404 as any caller's
   // request does. A CORS preflight never comes here: the CORS hook, which
   // runs first, answers every OPTIONS when CORS_ORIGINS is set.
+  // Then, still before the body, the owner's requests in flight are counted
+  // (OwnerRequests): past FAIR_SHARE_MAX_IN_FLIGHT, a 429.
   const authenticator = app.get(RequestAuthenticator);
+  const ownerRequests = env.FAIR_SHARE_ENABLED ? app.get(OwnerRequests) : undefined;
   const deadlines = keepsDeadlines(databaseKind(env.DATABASE_URL));
   fastify.addHook('onRequest', async (request, reply) => {
     if (isPublicRoute(request)) return;
+    let owner: string;
     try {
       // The token lookup is the first of the request's database work, within its deadline.
       const authenticate = () => authenticator.authenticate(request, reply);
       const expiresAt = requestDeadline(env.DB_REQUEST_DEADLINE_MS, reply.elapsedTime);
-      await (deadlines ? withDeadline(expiresAt, authenticate) : authenticate());
+      ({ owner } = await (deadlines ? withDeadline(expiresAt, authenticate) : authenticate()));
     } catch (error) {
       const refusal = isUnknownRoute(request) ? unknownRouteRefusal(error, request) : error;
       return answerBeforeBody(refusal, request, reply, true);
     }
+    const tooMany = ownerRequests?.admit(owner, reply.raw);
+    if (tooMany) return answerBeforeBody(tooMany, request, reply);
   });
   fastify.addHook('onRequest', async (request, reply) => {
     const refusal = unsupportedContentEncoding(request) ?? unsupportedCharset(request);

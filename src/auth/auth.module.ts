@@ -8,6 +8,7 @@ import { AuthFailureModule } from './auth-failure.module.js';
 import { BearerStrategy } from './bearer.strategy.js';
 import { jwtVerifierFrom } from './jwt-settings.js';
 import { JwtVerifier } from './jwt-verifier.js';
+import { OwnerRequests } from './owner-requests.js';
 import { REFUSAL_PACER, RefusalPacer } from './refusal-pacer.js';
 import { RequestAuthenticator } from './request-authenticator.js';
 import { TokenBootstrapService } from './token-bootstrap.service.js';
@@ -35,7 +36,8 @@ function refusalPacerFrom(
 /**
  * Authentication: opaque bearer tokens and their bootstrap, an identity
  * provider's access tokens (JWT) when AUTH_JWT_ISSUER is set, and the
- * failed-authentication budget.
+ * failed-authentication budget, and the bound on each owner's requests in
+ * flight (OwnerRequests).
  */
 @Module({})
 export class AuthModule {
@@ -51,6 +53,7 @@ export class AuthModule {
         BearerStrategy,
         TokenBootstrapService,
         RequestAuthenticator,
+        OwnerRequests,
         { provide: JwtVerifier, inject: [ConfigService], useFactory: jwtVerifierFrom },
         ...(failureBudget
           ? [
@@ -65,7 +68,7 @@ export class AuthModule {
               { provide: REFUSAL_PACER, useValue: null },
             ]),
       ],
-      exports: [RequestAuthenticator],
+      exports: [RequestAuthenticator, OwnerRequests],
     };
   }
 }

@@ -43,6 +43,8 @@ describe('validateEnvironment', () => {
       AUTH_FAILURE_LIMIT: 20,
       AUTH_REFUSAL_RATE: 20,
       AUTH_REFUSAL_DELAY_MS: 1000,
+      FAIR_SHARE_ENABLED: true,
+      FAIR_SHARE_MAX_IN_FLIGHT: 64,
       TRUST_PROXY: false,
       AUTH_JWT_OWNER_CLAIM: 'sub',
       AUTH_JWT_ALGORITHMS: ['RS256', 'PS256', 'ES256', 'EdDSA'],

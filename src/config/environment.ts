@@ -326,6 +326,23 @@ export class Environment {
 
   @Variable(
     'Rate limits',
+    "Share the service between owners: each owner's requests in flight bounded " +
+      '(FAIR_SHARE_MAX_IN_FLIGHT), and on PostgreSQL, while owners wait for a pooled ' +
+      'connection, each freed one goes to the owner holding the fewest.',
+  )
+  @BooleanVariable()
+  FAIR_SHARE_ENABLED = true;
+
+  @Variable(
+    'Rate limits',
+    "One owner's requests in flight in an instance; the next is a 429 with Retry-After " +
+      'until one of them ends (a streamed list counts until its last byte is written).',
+  )
+  @IntVariable(1, 1_000_000)
+  FAIR_SHARE_MAX_IN_FLIGHT = 64;
+
+  @Variable(
+    'Rate limits',
     'Redis for the counters, shared by every instance; unset: each instance counts in memory.',
     { secret: true },
   )

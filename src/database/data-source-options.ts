@@ -23,7 +23,8 @@ export function databaseKind(url: string): DatabaseKind {
 type DatabaseSettings = Pick<
   Environment,
   'DATABASE_URL' | 'DB_POOL_SIZE' | 'DB_CONNECT_TIMEOUT_MS' | 'DB_STATEMENT_TIMEOUT_MS'
->;
+> &
+  Partial<Pick<Environment, 'FAIR_SHARE_ENABLED'>>;
 
 /**
  * TypeORM options for either database. `synchronize` stays off: the service
@@ -74,6 +75,7 @@ export function dataSourceOptions(
     max: env.DB_POOL_SIZE,
     connectionTimeoutMillis: env.DB_CONNECT_TIMEOUT_MS,
     query_timeout: env.DB_STATEMENT_TIMEOUT_MS,
+    fairShare: env.FAIR_SHARE_ENABLED ?? false,
     application_name: 'plant-store',
   };
   return {

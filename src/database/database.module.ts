@@ -29,6 +29,7 @@ import { Transactions } from './transactions.js';
           DB_POOL_SIZE: config.get('DB_POOL_SIZE', { infer: true }),
           DB_CONNECT_TIMEOUT_MS: config.get('DB_CONNECT_TIMEOUT_MS', { infer: true }),
           DB_STATEMENT_TIMEOUT_MS: config.get('DB_STATEMENT_TIMEOUT_MS', { infer: true }),
+          FAIR_SHARE_ENABLED: config.get('FAIR_SHARE_ENABLED', { infer: true }),
         }),
         // The entities that feature modules register with TypeOrmModule.forFeature.
         autoLoadEntities: true,

@@ -7,6 +7,7 @@ import { MetricsService } from './metrics.service.js';
 @Injectable()
 export class AuthMetricsService extends AuthMetrics {
   private readonly held: Counter;
+  private readonly fairShare: Counter;
 
   constructor(metrics: MetricsService) {
     super();
@@ -15,9 +16,18 @@ export class AuthMetricsService extends AuthMetrics {
       help: 'Refusals (401, 429) answered AUTH_REFUSAL_DELAY_MS late: their address was past AUTH_REFUSAL_RATE',
       registers: [metrics.registry],
     });
+    this.fairShare = new Counter({
+      name: 'fair_share_refusals_total',
+      help: 'Requests refused with a 429: their owner had FAIR_SHARE_MAX_IN_FLIGHT requests in flight in this instance',
+      registers: [metrics.registry],
+    });
   }
 
   override refusalHeld(): void {
     this.held.inc();
+  }
+
+  override fairShareRefused(): void {
+    this.fairShare.inc();
   }
 }

@@ -8,10 +8,13 @@ import { Injectable } from '@nestjs/common';
 export abstract class AuthMetrics {
   /** One refusal held back by the pacer (answered AUTH_REFUSAL_DELAY_MS late). */
   abstract refusalHeld(): void;
+  /** One request refused with a 429: its owner had FAIR_SHARE_MAX_IN_FLIGHT in flight. */
+  abstract fairShareRefused(): void;
 }
 
 /** Stands in for AuthMetricsService when METRICS_ENABLED=false. */
 @Injectable()
 export class NoAuthMetrics extends AuthMetrics {
   override refusalHeld(): void {}
+  override fairShareRefused(): void {}
 }

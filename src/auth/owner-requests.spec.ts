@@ -1,0 +1,49 @@
+import { EventEmitter } from 'node:events';
+import type { ConfigService } from '@nestjs/config';
+import { describe, expect, it } from 'vitest';
+import type { Environment } from '../config/environment.js';
+import { AuthMetrics } from '../metrics/auth-metrics.js';
+import { OwnerRequests } from './owner-requests.js';
+import { TooManyRequestsException } from './too-many-requests.exception.js';
+
+class CountingMetrics extends AuthMetrics {
+  refused = 0;
+  override refusalHeld(): void {}
+  override fairShareRefused(): void {
+    this.refused += 1;
+  }
+}
+
+function ownerRequests(limit: number) {
+  const config = { get: () => limit } as unknown as ConfigService<Environment, true>;
+  const metrics = new CountingMetrics();
+  return { requests: new OwnerRequests(config, metrics), metrics };
+}
+
+describe('OwnerRequests', () => {
+  it("refuses an owner's request past the bound with a 429 and Retry-After, and counts it", () => {
+    const { requests, metrics } = ownerRequests(2);
+    expect(requests.admit('alice', new EventEmitter())).toBeUndefined();
+    expect(requests.admit('alice', new EventEmitter())).toBeUndefined();
+    const refusal = requests.admit('alice', new EventEmitter());
+    expect(refusal).toBeInstanceOf(TooManyRequestsException);
+    expect(refusal?.getStatus()).toBe(429);
+    expect(refusal?.responseHeaders()).toEqual({ 'Retry-After': '1' });
+    expect(refusal?.message).toMatch(/at most 2 at once/);
+    expect(metrics.refused).toBe(1);
+    // Another owner is not held to alice's count.
+    expect(requests.admit('bob', new EventEmitter())).toBeUndefined();
+  });
+
+  it('frees the place when the response closes (answered, or its connection gone), once', () => {
+    const { requests } = ownerRequests(1);
+    const first = new EventEmitter();
+    expect(requests.admit('alice', first)).toBeUndefined();
+    expect(requests.admit('alice', new EventEmitter())).toBeInstanceOf(TooManyRequestsException);
+    first.emit('close');
+    first.emit('close');
+    const second = new EventEmitter();
+    expect(requests.admit('alice', second)).toBeUndefined();
+    expect(requests.admit('alice', new EventEmitter())).toBeInstanceOf(TooManyRequestsException);
+  });
+});

@@ -1,0 +1,72 @@
+import { connect, type Socket } from 'node:net';
+import { afterAll, describe, expect, it } from 'vitest';
+import { expectError } from './support/expect-error.js';
+import { listen } from './support/listen.js';
+import { runSql } from './support/seed.js';
+import { useTestApp } from './support/test-app.js';
+import { databaseKinds } from './support/test-database.js';
+
+const BOUND = 2;
+/** Plants of 255-character names and tags: some 10 MB of JSON, more than loopback buffers hold. */
+const BIG_LIST = 20_000;
+
+/** A full list that its client starts to read and then never reads again. */
+function stalledList(url: string, auth: string): Promise<Socket> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () =>
+      socket.write(`GET /plants HTTP/1.1\r\nhost: x\r\nauthorization: ${auth}\r\n\r\n`),
+    );
+    socket.once('error', reject);
+    socket.once('data', (chunk: Buffer) => {
+      socket.pause();
+      if (chunk.toString('latin1').startsWith('HTTP/1.1 200')) resolve(socket);
+      else reject(new Error(`the list answered ${chunk.toString('latin1').slice(0, 200)}`));
+    });
+  });
+}
+
+describe.each(databaseKinds())("each owner's requests in flight, on %s", (kind) => {
+  const t = useTestApp(kind, { FAIR_SHARE_MAX_IN_FLIGHT: String(BOUND) });
+  const sockets: Socket[] = [];
+  afterAll(() => sockets.forEach((socket) => socket.destroy()));
+
+  it('are bounded: past the bound a 429 with Retry-After, other owners unaffected, the places free again once the lists end', async () => {
+    const url = await listen(t.current);
+    const busy = await t.current.newCaller();
+    const other = await t.current.newCaller();
+    await runSql(t.current.database, {
+      sqlite: [
+        `INSERT INTO plants (owner, id, name, tag)
+         WITH RECURSIVE seq(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM seq WHERE x < ?)
+         SELECT ?, x, substr(hex(zeroblob(128)), 1, 255), substr(hex(zeroblob(128)), 1, 255) FROM seq`,
+        [BIG_LIST, busy.owner],
+      ],
+      postgres: [
+        `INSERT INTO plants (owner, id, name, tag)
+         SELECT $1, x, repeat('n', 255), repeat('t', 255) FROM generate_series(1, $2::int) AS x`,
+        [busy.owner, BIG_LIST],
+      ],
+    });
+    const list = (auth: string) =>
+      t.current.http().get('/plants?limit=1').set('Authorization', auth);
+
+    for (let i = 0; i < BOUND; i++) sockets.push(await stalledList(url, busy.auth));
+    const refused = await list(busy.auth);
+    expectError(refused, 429, /too many requests in flight for this owner \(at most 2 at once\)/);
+    expect(refused.headers['retry-after']).toBe('1');
+    expect((await list(other.auth)).status).toBe(200);
+    const metrics = await t.current.http().get('/metrics');
+    expect(metrics.text).toMatch(/^fair_share_refusals_total 1$/m);
+
+    // A client that hangs up ends its request: its place is free again.
+    sockets.forEach((socket) => socket.destroy());
+    const deadline = Date.now() + 10_000;
+    let status = 429;
+    while (status === 429 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      status = (await list(busy.auth)).status;
+    }
+    expect(status).toBe(200);
+  });
+});

@@ -26,7 +26,7 @@ export function requestDeadline(budgetMs: number, elapsedMs: number): number {
  * database failure that its method makes safe to repeat: a GET, a route
  * marked @SafeToRepeat(), or any route when nothing of the failed attempt
  * ran. A streamed list's pages after the first are outside this: they are
- * read while the answer is written.
+ * read while the answer is written (on behalf of the same owner).
  */
 @Injectable()
 export class DatabaseWorkInterceptor implements NestInterceptor {
@@ -53,6 +53,8 @@ export class DatabaseWorkInterceptor implements NestInterceptor {
       ]) === true;
     const policy: RetryPolicy = repeatable ? 'repeatable' : 'if-nothing-ran';
     const work = () => retryOnce(policy, () => lastValueFrom(next.handle()));
-    return from(this.deadlines ? withDeadline(expiresAt, work) : work());
+    // The owner, set by authentication: the pool shares its connections between owners.
+    const owner = (request as { user?: { owner?: string } }).user?.owner;
+    return from(this.deadlines ? withDeadline(expiresAt, work, owner) : work());
   }
 }

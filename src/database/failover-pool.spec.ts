@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { NoConnectionError } from './database-errors.js';
-import { FailoverPool } from './failover-pool.js';
+import { FailoverPool, type FailoverPoolOptions } from './failover-pool.js';
 import { parsePostgresUrl } from './postgres-url.js';
 import { withDeadline } from './request-deadline.js';
 
@@ -26,7 +26,7 @@ describe.skipIf(!adminUrl)('FailoverPool on PostgreSQL', () => {
   const name = `plant_store_failover_pool_${process.pid}`;
   let url: string;
   const pools: FailoverPool[] = [];
-  const poolFor = (databaseUrl: string, options: Partial<pg.PoolConfig> = {}) => {
+  const poolFor = (databaseUrl: string, options: Partial<FailoverPoolOptions> = {}) => {
     const pool = new FailoverPool({
       hosts: parsePostgresUrl(databaseUrl).hosts,
       max: 4,
@@ -129,6 +129,37 @@ describe.skipIf(!adminUrl)('FailoverPool on PostgreSQL', () => {
     // The abandoned checkout gave its connection back: the pool is not short of one.
     const again = await pool.connect();
     again.release();
+  });
+
+  describe.each([
+    { fairShare: true, first: 'bob' },
+    { fairShare: false, first: 'alice' },
+  ])('with FAIR_SHARE_ENABLED=$fairShare', ({ fairShare, first }) => {
+    it(`gives a freed connection to ${first} when alice holds the whole pool and waits for more before bob`, async () => {
+      const pool = poolFor(url, { max: 2, fairShare });
+      const as = (owner: string) => withDeadline(Date.now() + 10_000, () => pool.connect(), owner);
+      const held = [await as('alice'), await as('alice')];
+      const order: string[] = [];
+      let checked = (): void => {};
+      const check = new Promise<void>((resolve) => (checked = resolve));
+      const waiting = ['alice', 'alice', 'bob'].map((owner) =>
+        as(owner).then(async (client: pg.PoolClient) => {
+          order.push(owner);
+          await check;
+          await client.query('SELECT 1');
+          client.release();
+        }),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(order).toEqual([]);
+      held[0].release();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(order).toEqual([first]);
+      checked();
+      held[1].release();
+      await Promise.all(waiting);
+      expect(order).toHaveLength(3);
+    });
   });
 
   describe('with several hosts', () => {

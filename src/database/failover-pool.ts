@@ -6,8 +6,9 @@ import {
   poisonsConnection,
   signalsFailover,
 } from './database-errors.js';
+import { FairPoolGate } from './fair-pool-gate.js';
 import type { PostgresHost } from './postgres-url.js';
-import { remainingMs } from './request-deadline.js';
+import { currentOwner, remainingMs } from './request-deadline.js';
 
 /**
  * Where new connections go, and which connections date from before the last
@@ -154,6 +155,8 @@ export interface FailoverPoolOptions extends pg.PoolConfig {
   hosts: readonly PostgresHost[];
   /** DB_STATEMENT_TIMEOUT_MS: the longest a statement may take when the deadline leaves more. */
   query_timeout: number;
+  /** FAIR_SHARE_ENABLED: connections shared between owners (fair-pool-gate.ts). */
+  fairShare?: boolean;
 }
 
 /**
@@ -165,14 +168,17 @@ export interface FailoverPoolOptions extends pg.PoolConfig {
  *   out of the pool, not handed out;
  * - a connection that cannot be had is tried again, on the next host of a
  *   multi-host URL, a few times within the request's deadline;
- * - waiting for a connection ends with the deadline.
+ * - waiting for a connection ends with the deadline;
+ * - while owners wait for connections, each freed one goes to the owner
+ *   holding the fewest (FairPoolGate), so none starves the others.
  * What fails here fails before anything was sent: a NoConnectionError.
  */
 export class FailoverPool extends pg.Pool {
   private readonly tracker: PrimaryTracker;
   private readonly attempts: number;
+  private readonly gate: FairPoolGate | undefined;
 
-  constructor({ hosts, ...options }: FailoverPoolOptions) {
+  constructor({ hosts, fairShare, ...options }: FailoverPoolOptions) {
     const tracker = new PrimaryTracker(hosts);
     super({
       ...options,
@@ -187,18 +193,39 @@ export class FailoverPool extends pg.Pool {
     // Each host once, and the first again: through a proxy, a second try may
     // reach the server the proxy has just switched to.
     this.attempts = Math.max(2, hosts.length + 1);
+    this.gate = fairShare ? new FairPoolGate(options.max ?? 10) : undefined;
   }
 
   // TypeORM checks out with a callback; pg-pool's own query() too.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   override connect(callback?: (...args: any[]) => void): any {
-    const acquired = this.acquire();
+    const acquired = this.gate ? this.acquireFairly(this.gate) : this.acquire();
     if (!callback) return acquired;
     acquired.then(
       (client) => callback(undefined, client, (error?: Error) => client.release(error)),
       (error: unknown) => callback(error, undefined, () => undefined),
     );
     return undefined;
+  }
+
+  /** A connection once the owner's turn comes; its release gives the turn back. */
+  private async acquireFairly(gate: FairPoolGate): Promise<pg.PoolClient> {
+    const timeoutMs = this.options.connectionTimeoutMillis || 5000;
+    const leave = await gate.enter(currentOwner() ?? '', timeoutMs, remainingMs());
+    let client: pg.PoolClient;
+    try {
+      client = await this.acquire();
+    } catch (error) {
+      leave();
+      throw error;
+    }
+    // pg-pool gives each checkout a release function of its own.
+    const release = client.release.bind(client);
+    client.release = (error?: Error | boolean) => {
+      leave();
+      release(error);
+    };
+    return client;
   }
 
   private async acquire(): Promise<pg.PoolClient> {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { outsideDeadline } from './request-deadline.js';
+import { outsideRequest } from './request-deadline.js';
 
 /**
  * Tells a background worker of this process that rows were just committed
@@ -18,7 +18,7 @@ export class OutboxSignal {
    * passed, so that the worker stalls until the next restart.
    */
   notify(): void {
-    outsideDeadline(() => {
+    outsideRequest(() => {
       for (const listener of this.listeners) listener();
     });
   }

@@ -1,0 +1,77 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { DeadlineExceededError, NoConnectionError } from './database-errors.js';
+import { FairPoolGate, type Leave } from './fair-pool-gate.js';
+
+/** Enters and records the order in which parties were let in. */
+function recorder(gate: FairPoolGate) {
+  const order: string[] = [];
+  const enter = (party: string, timeoutMs = 60_000, deadlineMs?: number) =>
+    gate.enter(party, timeoutMs, deadlineMs).then((leave) => {
+      order.push(party);
+      return leave;
+    });
+  return { order, enter };
+}
+
+describe('FairPoolGate', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('lets one party alone take every place (work-conserving), then queues it', async () => {
+    const gate = new FairPoolGate(3);
+    const { order, enter } = recorder(gate);
+    const leaves = await Promise.all([enter('a'), enter('a'), enter('a')]);
+    const fourth = enter('a');
+    await Promise.resolve();
+    expect(order).toEqual(['a', 'a', 'a']);
+    leaves[0]();
+    await fourth;
+    expect(order).toEqual(['a', 'a', 'a', 'a']);
+    expect(gate.holdings().get('a')).toBe(3);
+  });
+
+  it('gives each freed place to the waiting party that holds the fewest, so holdings even out', async () => {
+    const gate = new FairPoolGate(4);
+    const { order, enter } = recorder(gate);
+    const held: Leave[] = await Promise.all([enter('a'), enter('a'), enter('a'), enter('a')]);
+    // a has queued before b, and queues more: b still goes first.
+    const waiting = [enter('a'), enter('a'), enter('b'), enter('b'), enter('a')];
+    order.length = 0;
+    for (let i = 0; i < 4; i++) {
+      held[i]();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    // a gives back its 4 places one by one: b (holding 0, then 1, against a's
+    // 3, then 2) gets the first two, though a's waiters came first; then a.
+    expect(order).toEqual(['b', 'b', 'a', 'a']);
+    expect(Object.fromEntries(gate.holdings())).toEqual({ a: 2, b: 2 });
+    void waiting;
+  });
+
+  it('gives a place back once, however often its leave is called', async () => {
+    const gate = new FairPoolGate(1);
+    const { enter } = recorder(gate);
+    const leave = await enter('a');
+    leave();
+    leave();
+    expect(gate.holdings().size).toBe(0);
+    await enter('b');
+    const third = gate.enter('c', 20);
+    await expect(third).rejects.toBeInstanceOf(NoConnectionError);
+  });
+
+  it('fails a wait after the connect timeout, or after the deadline when that is sooner, and forgets the waiter', async () => {
+    vi.useFakeTimers();
+    const gate = new FairPoolGate(1);
+    const leave = await gate.enter('a', 1000);
+    const timedOut = gate.enter('b', 1000);
+    const pastDeadline = gate.enter('c', 1000, 200);
+    vi.advanceTimersByTime(200);
+    await expect(pastDeadline).rejects.toBeInstanceOf(DeadlineExceededError);
+    vi.advanceTimersByTime(800);
+    await expect(timedOut).rejects.toThrow(/no database connection was free within 1000 ms/);
+    leave();
+    // Neither of the two that gave up holds a place.
+    expect(gate.holdings().size).toBe(0);
+    await expect(gate.enter('d', 1000)).resolves.toBeTypeOf('function');
+  });
+});

@@ -7,7 +7,7 @@ import type { PlantMetrics } from '../metrics/plant-metrics.js';
 import type { PlantCreatedOutbox } from '../webhooks/webhook-storage.module.js';
 import type { NewPlantDto } from './dto/new-plant.dto.js';
 import type { PlantsRepository, StoredPlant } from './plants.repository.js';
-import { LIST_PAGE_SIZE, PlantsService } from './plants.service.js';
+import { LIST_PAGE_SIZE, PlantsService, rowsPerPage } from './plants.service.js';
 
 /** An in-memory stand-in with the repository's contract: (owner, id) unique, pages in id order. */
 class MemoryPlants {
@@ -275,5 +275,22 @@ describe('PlantsService', () => {
     await service.delete('alice', 1n);
     await expect(service.delete('alice', 1n)).rejects.toThrow('no plant with id 1');
     expect(counted.deleted).toBe(1);
+  });
+});
+
+describe('rowsPerPage', () => {
+  const rows = (count: number, chars: number, tag: string | null = null) =>
+    Array.from({ length: count }, () => ({ name: 'n'.repeat(chars), tag }));
+
+  it('reads whole pages of ordinary plants', () => {
+    expect(rowsPerPage(rows(1000, 12))).toBe(LIST_PAGE_SIZE);
+  });
+
+  it('reads pages of about 64 KiB of large plants (a power of two), never fewer than 16 rows', () => {
+    // 255 + 255 characters and the JSON around them: about 534 bytes a row.
+    const size = rowsPerPage(rows(256, 255, 't'.repeat(255)));
+    expect(size).toBe(64);
+    expect(size * 534).toBeLessThanOrEqual(64 * 1024);
+    expect(rowsPerPage(rows(10, 100_000))).toBe(16);
   });
 });

@@ -4,6 +4,7 @@ import {
   NotFoundException,
   ServiceUnavailableException,
 } from '@nestjs/common';
+import { nextMacrotask } from '../database/next-macrotask.js';
 import { OutboxSignal } from '../database/outbox-signal.js';
 import { outsideDeadline } from '../database/request-deadline.js';
 import { Transactions } from '../database/transactions.js';
@@ -14,8 +15,26 @@ import type { NewPlantDto } from './dto/new-plant.dto.js';
 import { PlantDto } from './dto/plant.dto.js';
 import { type PlantRow, PlantsRepository, type StoredPlant } from './plants.repository.js';
 
-/** Rows read per query when a list is streamed: bounds the memory a list of any size takes. */
+/** The most rows read per query: a limit up to this is answered from one query. */
 export const LIST_PAGE_SIZE = 1000;
+
+/**
+ * A streamed list's pages: the first of FIRST_STREAMED_PAGE rows, each later
+ * one of as many rows as fill about PAGE_BYTES at the size of the rows read so
+ * far (a power of two, at most LIST_PAGE_SIZE). So a page of 255-character
+ * plants is some 64 rows, not 1,000 (about 1 MB), and the memory a list holds
+ * for a client that does not read stays small.
+ */
+const FIRST_STREAMED_PAGE = 256;
+const PAGE_BYTES = 64 * 1024;
+
+/** Rows of about PAGE_BYTES, judged by `rows` (their JSON's size, near enough). */
+export function rowsPerPage(rows: readonly PlantRow[]): number {
+  let bytes = 0;
+  for (const row of rows) bytes += 24 + row.name.length + (row.tag?.length ?? 0);
+  const fit = Math.max(1, Math.floor((PAGE_BYTES * rows.length) / Math.max(1, bytes)));
+  return Math.min(LIST_PAGE_SIZE, Math.max(16, 2 ** Math.floor(Math.log2(fit))));
+}
 
 /**
  * A list small enough to come back in one query is returned whole; a longer
@@ -133,11 +152,11 @@ export class PlantsService {
     // A longer page is streamed, and its Link header goes out before its rows:
     // where the page ends is read first, and the stream stops there.
     const end = limit === undefined ? undefined : await this.plants.pageEnd(owner, limit, afterId);
-    const first = await this.plants.page(owner, LIST_PAGE_SIZE, afterId);
+    const first = await this.plants.page(owner, FIRST_STREAMED_PAGE, afterId);
     const through = end?.more ? BigInt(end.lastId) : undefined;
     const plants = upTo(first, through).map(toDto);
     const next = end?.more ? end.lastId : undefined;
-    if (first.length < LIST_PAGE_SIZE || plants.length < first.length) {
+    if (first.length < FIRST_STREAMED_PAGE || plants.length < first.length) {
       return { complete: true, plants, next };
     }
     const remaining = (limit ?? Infinity) - first.length;
@@ -153,6 +172,9 @@ export class PlantsService {
    * The pages after `previous`, up to `remaining` plants, and, for a page that
    * has a next link, no further than that link's position `through`: a plant
    * created inside the page while it streams is sent, and none is skipped.
+   * Before each page the event loop serves whatever else waits: on SQLite a
+   * page is read synchronously, and a long list must not hold the process
+   * while other requests (other owners') wait.
    */
   private async *pagesAfter(
     owner: string,
@@ -161,14 +183,17 @@ export class PlantsService {
     through: bigint | undefined,
   ): AsyncGenerator<PlantDto[]> {
     let last = previous[previous.length - 1].id;
+    let rows = rowsPerPage(previous);
     while (through !== undefined || remaining > 0) {
-      const size = through === undefined ? Math.min(remaining, LIST_PAGE_SIZE) : LIST_PAGE_SIZE;
+      const size = through === undefined ? Math.min(remaining, rows) : rows;
+      await nextMacrotask();
       const page = await outsideDeadline(() => this.plants.page(owner, size, last));
       const kept = upTo(page, through);
       if (kept.length > 0) yield kept.map(toDto);
       if (kept.length < size) return;
       remaining -= page.length;
       last = page[page.length - 1].id;
+      rows = rowsPerPage(page);
     }
   }
 

@@ -56,6 +56,8 @@ describe.each(databaseKinds())('the failure budget under concurrency on %s', (ki
       AUTH_FAILURE_LIMIT: String(LIMIT),
       // The budget is under test, not the pace of refusals: none is held back.
       AUTH_REFUSAL_RATE: '1000000',
+      // Nor the bound on one owner's requests in flight, which the valid tokens sent together pass.
+      FAIR_SHARE_MAX_IN_FLIGHT: String(VALID),
       ...store,
     });
 

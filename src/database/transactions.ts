@@ -27,6 +27,15 @@ export class Transactions {
     this.sqlite = dataSource.options.type === 'better-sqlite3';
   }
 
+  /**
+   * Whether transactions take turns on one connection, each commit's flush
+   * on the event loop (SQLite): writes that arrive while one commits are
+   * best written together in the next (WriteBatch), one flush for all.
+   */
+  get takeTurns(): boolean {
+    return this.sqlite;
+  }
+
   /** Runs `work` in one transaction: every change it makes is committed, or none. */
   run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     const transaction = () => this.dataSource.transaction(work);

@@ -4,11 +4,14 @@ import {
   NotFoundException,
   ServiceUnavailableException,
 } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { nextMacrotask } from '../database/next-macrotask.js';
 import { OutboxSignal } from '../database/outbox-signal.js';
 import { outsideDeadline } from '../database/request-deadline.js';
 import { Transactions } from '../database/transactions.js';
+import { WriteBatch } from '../database/write-batch.js';
 import { PlantMetrics } from '../metrics/plant-metrics.js';
+import { currentTraceparent } from '../tracing/trace-hooks.js';
 import { PlantCreatedOutbox } from '../webhooks/webhook-storage.module.js';
 import type { ListPlantsQuery } from './dto/list-plants.query.js';
 import type { NewPlantDto } from './dto/new-plant.dto.js';
@@ -60,6 +63,13 @@ interface PlantToStore {
   tag: string | null;
 }
 
+/** A create's write: its plant, and the trace its events link to. */
+interface CreateWrite {
+  owner: string;
+  plant: PlantToStore;
+  traceparent: string | null;
+}
+
 const notFound = (id: bigint) => new NotFoundException(`no plant with id ${id}`);
 
 /** The rows with an id up to `through` (all when undefined); rows come in ascending id order. */
@@ -74,13 +84,35 @@ const toDto = (plant: PlantRow): PlantDto => new PlantDto(plant.name, plant.tag)
 
 @Injectable()
 export class PlantsService {
+  /**
+   * On SQLite, creates that arrive while a commit is under way are written
+   * together in the next transaction, with one flush, each answered once
+   * that transaction has committed (WriteBatch). A create alone is written
+   * alone, at once. The insert ignores a taken id rather than failing, so one
+   * create's conflict is its own; a batch that fails for another reason is
+   * written again one create at a time.
+   */
+  private readonly grouped: WriteBatch<CreateWrite, number | undefined> | undefined;
+
   constructor(
     private readonly plants: PlantsRepository,
     private readonly metrics: PlantMetrics,
     private readonly outbox: OutboxSignal,
     private readonly events: PlantCreatedOutbox,
     private readonly transactions: Transactions,
-  ) {}
+  ) {
+    this.grouped = transactions.takeTurns
+      ? new WriteBatch(
+          (writes) =>
+            transactions.run(async (manager) => {
+              const results: Array<number | undefined> = [];
+              for (const write of writes) results.push(await this.insertWithEvents(manager, write));
+              return results;
+            }),
+          (write) => transactions.run((manager) => this.insertWithEvents(manager, write)),
+        )
+      : undefined;
+  }
 
   /**
    * Creates the owner's plant and, in the same transaction, its plant-created
@@ -110,12 +142,10 @@ export class PlantsService {
     owner: string,
     stored: PlantToStore,
   ): Promise<PlantDto | undefined> {
-    const events = await this.transactions.run(async (manager) => {
-      if (!(await this.plants.insert(manager, owner, stored.id, stored.name, stored.tag))) {
-        return undefined;
-      }
-      return this.events.record(manager, owner, stored);
-    });
+    const write: CreateWrite = { owner, plant: stored, traceparent: currentTraceparent() ?? null };
+    const events = this.grouped
+      ? await this.grouped.add(write)
+      : await this.transactions.run((manager) => this.insertWithEvents(manager, write));
     if (events !== undefined) {
       this.metrics.plantCreated();
       if (events > 0) this.outbox.notify();
@@ -129,6 +159,17 @@ export class PlantsService {
     throw new ConflictException(
       `a plant with id ${stored.id} already exists with a different name or tag`,
     );
+  }
+
+  /** The plant and its events on `manager`; undefined, writing nothing, when its id is taken. */
+  private async insertWithEvents(
+    manager: EntityManager,
+    { owner, plant, traceparent }: CreateWrite,
+  ): Promise<number | undefined> {
+    if (!(await this.plants.insert(manager, owner, plant.id, plant.name, plant.tag))) {
+      return undefined;
+    }
+    return this.events.record(manager, owner, plant, traceparent);
   }
 
   /**

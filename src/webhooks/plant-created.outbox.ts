@@ -29,15 +29,24 @@ export function plantCreatedEvent({ id, name, tag }: CreatedPlant): string {
 export class PlantCreatedOutbox {
   constructor(private readonly deliveries: WebhookDeliveriesRepository) {}
 
-  /** Stores the plant's events on `manager`; returns how many. */
-  record(manager: EntityManager, owner: string, plant: CreatedPlant): Promise<number> {
+  /**
+   * Stores the plant's events on `manager`; returns how many. `traceparent`
+   * is the create's trace, for the deliveries' spans to link to (none with
+   * tracing off): the current one unless a create written in a batch with
+   * others brings its own.
+   */
+  record(
+    manager: EntityManager,
+    owner: string,
+    plant: CreatedPlant,
+    traceparent: string | null = currentTraceparent() ?? null,
+  ): Promise<number> {
     return this.deliveries.enqueueForOwner(
       manager,
       owner,
       plantCreatedEvent(plant),
       Date.now(),
-      // The create's trace, for the deliveries' spans to link to (none with tracing off).
-      currentTraceparent() ?? null,
+      traceparent,
     );
   }
 }

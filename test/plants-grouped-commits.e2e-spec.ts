@@ -1,0 +1,59 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Transactions } from '../src/database/transactions.js';
+import { WriteBatch } from '../src/database/write-batch.js';
+import { useTestApp } from './support/test-app.js';
+import { databaseKinds } from './support/test-database.js';
+
+const CREATES = 32;
+
+/** Polls `done` every 10 ms until it holds; fails after `timeoutMs`. */
+async function until(done: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/**
+ * On SQLite every commit's flush runs on the event loop, one at a time:
+ * creates that arrive while one commits are written together in the next
+ * transaction. (PostgreSQL commits each create on a pooled connection of its
+ * own, side by side.)
+ */
+describe.skipIf(!databaseKinds().includes('sqlite'))('creates written together on sqlite', () => {
+  const t = useTestApp('sqlite');
+  afterEach(() => vi.restoreAllMocks());
+
+  it('commits creates that arrive during a commit in one transaction; a conflict in it fails only its own create', async () => {
+    const { auth } = await t.current.newCaller();
+    const post = (body: object) =>
+      t.current.http().post('/plants').set('Authorization', auth).send(body);
+    expect((await post({ id: 1, name: 'Fern' })).status).toBe(200);
+
+    const transactions = t.current.app.get(Transactions);
+    const run = vi.spyOn(transactions, 'run');
+    const added = vi.spyOn(WriteBatch.prototype, 'add');
+    // A write turn held open, as a slow commit would: every create queues behind it.
+    let release = (): void => {};
+    const held = transactions.run(() => new Promise<void>((resolve) => (release = resolve)));
+    const bodies = [
+      { id: 1, name: 'Ivy' }, // the id taken by another plant: 409
+      { id: 1, name: 'Fern' }, // an exact replay: 200
+      ...Array.from({ length: CREATES - 2 }, (_, i) => ({ id: 100 + i, name: `plant ${i}` })),
+    ];
+    const answers = Promise.all(bodies.map((body) => post(body)));
+    await until(() => added.mock.calls.length === CREATES, `${CREATES} creates to queue`);
+    release();
+    await held;
+    const statuses = (await answers).map((answer) => answer.status);
+
+    expect(statuses).toEqual([409, ...Array(CREATES - 1).fill(200)]);
+    // The held turn, then at most two transactions for the 32 creates: the one
+    // that was waiting for the turn, and one for all that queued behind it.
+    expect(run.mock.calls.length).toBeLessThanOrEqual(3);
+    const listed = await t.current.http().get('/plants').set('Authorization', auth);
+    expect(listed.body).toHaveLength(CREATES - 1);
+    expect(listed.body[0]).toEqual({ name: 'Fern' });
+  });
+});

@@ -17,15 +17,15 @@ async function until(done: () => boolean, what: string, timeoutMs = 10_000): Pro
 
 /**
  * On SQLite every commit's flush runs on the event loop, one at a time:
- * creates that arrive while one commits are written together in the next
- * transaction. (PostgreSQL commits each create on a pooled connection of its
- * own, side by side.)
+ * creates and deletes that arrive while one commits are written together in
+ * the next transaction. (PostgreSQL commits each on a pooled connection of
+ * its own, side by side.)
  */
-describe.skipIf(!databaseKinds().includes('sqlite'))('creates written together on sqlite', () => {
+describe.skipIf(!databaseKinds().includes('sqlite'))('writes grouped on sqlite', () => {
   const t = useTestApp('sqlite');
   afterEach(() => vi.restoreAllMocks());
 
-  it('commits creates that arrive during a commit in one transaction; a conflict in it fails only its own create', async () => {
+  it('commits creates that arrive during a commit together; a conflict among them fails only its own create', async () => {
     const { auth } = await t.current.newCaller();
     const post = (body: object) =>
       t.current.http().post('/plants').set('Authorization', auth).send(body);
@@ -55,5 +55,37 @@ describe.skipIf(!databaseKinds().includes('sqlite'))('creates written together o
     const listed = await t.current.http().get('/plants').set('Authorization', auth);
     expect(listed.body).toHaveLength(CREATES - 1);
     expect(listed.body[0]).toEqual({ name: 'Fern' });
+  });
+
+  it('commits deletes that arrive during a commit together; of two deletes of one plant one is a 204, the other a 404', async () => {
+    const { auth } = await t.current.newCaller();
+    for (let id = 1; id <= 10; id++) {
+      const created = await t.current
+        .http()
+        .post('/plants')
+        .set('Authorization', auth)
+        .send({ id, name: `plant ${id}` });
+      expect(created.status).toBe(200);
+    }
+    const transactions = t.current.app.get(Transactions);
+    const run = vi.spyOn(transactions, 'run');
+    const added = vi.spyOn(WriteBatch.prototype, 'add');
+    let release = (): void => {};
+    const held = transactions.run(() => new Promise<void>((resolve) => (release = resolve)));
+    // Plants 1 to 10, plant 1 twice, and an id that was never created.
+    const ids = [1, 1, ...Array.from({ length: 9 }, (_, i) => i + 2), 404];
+    const answers = Promise.all(
+      ids.map((id) => t.current.http().delete(`/plants/${id}`).set('Authorization', auth)),
+    );
+    await until(() => added.mock.calls.length === ids.length, `${ids.length} deletes to queue`);
+    release();
+    await held;
+    const statuses = (await answers).map((answer) => answer.status);
+
+    expect(statuses.slice(0, 2).sort()).toEqual([204, 404]);
+    expect(statuses.slice(2)).toEqual([...Array(9).fill(204), 404]);
+    expect(run.mock.calls.length).toBeLessThanOrEqual(3);
+    const listed = await t.current.http().get('/plants').set('Authorization', auth);
+    expect(listed.body).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { SQLITE_SYNCHRONOUS } from './data-source-options.js';
 import { nextMacrotask } from './next-macrotask.js';
+import { WriteBatch } from './write-batch.js';
 
 /**
  * How repositories change data: in a transaction (`run`) or as one statement
@@ -28,12 +29,34 @@ export class Transactions {
   }
 
   /**
-   * Whether transactions take turns on one connection, each commit's flush
-   * on the event loop (SQLite): writes that arrive while one commits are
-   * best written together in the next (WriteBatch), one flush for all.
+   * A function that writes one item with `write`. On SQLite, where each
+   * commit's flush runs on the event loop and transactions take turns, the
+   * items asked for while a commit is under way are written together in the
+   * next transaction, with one flush, each caller answered once it has
+   * committed (WriteBatch: a lone item is written at once, and a batch that
+   * fails is written again item by item). On PostgreSQL each item is written
+   * on its own, side by side: in a transaction, or as its one statement when
+   * `alone` says so.
    */
-  get takeTurns(): boolean {
-    return this.sqlite;
+  grouped<Item, Result>(
+    write: (manager: EntityManager, item: Item) => Promise<Result>,
+    alone: 'transaction' | 'statement' = 'transaction',
+  ): (item: Item) => Promise<Result> {
+    if (!this.sqlite) {
+      return alone === 'statement'
+        ? (item) => this.write((manager) => write(manager, item))
+        : (item) => this.run((manager) => write(manager, item));
+    }
+    const batch = new WriteBatch<Item, Result>(
+      (items) =>
+        this.run(async (manager) => {
+          const results: Result[] = [];
+          for (const item of items) results.push(await write(manager, item));
+          return results;
+        }),
+      (item) => this.run((manager) => write(manager, item)),
+    );
+    return (item) => batch.add(item);
   }
 
   /** Runs `work` in one transaction: every change it makes is committed, or none. */

@@ -67,10 +67,11 @@ class MemoryOutbox {
   }
 }
 
-/** Runs the work at once on a manager the stand-ins ignore. */
+/** Writes each item at once on a manager the stand-ins ignore. */
 const inline = {
-  run: (work: (manager: EntityManager) => Promise<unknown>) => work({} as EntityManager),
-  write: (work: (manager: EntityManager) => Promise<unknown>) => work({} as EntityManager),
+  grouped:
+    (write: (manager: EntityManager, item: unknown) => Promise<unknown>) => (item: unknown) =>
+      write({} as EntityManager, item),
 } as unknown as Transactions;
 
 const setup = () => {

@@ -9,7 +9,6 @@ import { nextMacrotask } from '../database/next-macrotask.js';
 import { OutboxSignal } from '../database/outbox-signal.js';
 import { outsideDeadline } from '../database/request-deadline.js';
 import { Transactions } from '../database/transactions.js';
-import { WriteBatch } from '../database/write-batch.js';
 import { PlantMetrics } from '../metrics/plant-metrics.js';
 import { currentTraceparent } from '../tracing/trace-hooks.js';
 import { PlantCreatedOutbox } from '../webhooks/webhook-storage.module.js';
@@ -85,33 +84,30 @@ const toDto = (plant: PlantRow): PlantDto => new PlantDto(plant.name, plant.tag)
 @Injectable()
 export class PlantsService {
   /**
-   * On SQLite, creates that arrive while a commit is under way are written
-   * together in the next transaction, with one flush, each answered once
-   * that transaction has committed (WriteBatch). A create alone is written
-   * alone, at once. The insert ignores a taken id rather than failing, so one
-   * create's conflict is its own; a batch that fails for another reason is
-   * written again one create at a time.
+   * Writes a create's plant and events, and a delete: on SQLite those that
+   * arrive while a commit is under way share the next one (one flush),
+   * each answered once it has committed (Transactions.grouped). The insert
+   * ignores a taken id rather than failing, so one create's conflict is its
+   * own, and a delete of a plant already gone is that delete's 404.
    */
-  private readonly grouped: WriteBatch<CreateWrite, number | undefined> | undefined;
+  private readonly insertOne: (write: CreateWrite) => Promise<number | undefined>;
+  private readonly deleteOne: (target: { owner: string; id: bigint }) => Promise<boolean>;
 
   constructor(
     private readonly plants: PlantsRepository,
     private readonly metrics: PlantMetrics,
     private readonly outbox: OutboxSignal,
     private readonly events: PlantCreatedOutbox,
-    private readonly transactions: Transactions,
+    transactions: Transactions,
   ) {
-    this.grouped = transactions.takeTurns
-      ? new WriteBatch(
-          (writes) =>
-            transactions.run(async (manager) => {
-              const results: Array<number | undefined> = [];
-              for (const write of writes) results.push(await this.insertWithEvents(manager, write));
-              return results;
-            }),
-          (write) => transactions.run((manager) => this.insertWithEvents(manager, write)),
-        )
-      : undefined;
+    this.insertOne = transactions.grouped((manager, write: CreateWrite) =>
+      this.insertWithEvents(manager, write),
+    );
+    this.deleteOne = transactions.grouped(
+      (manager, { owner, id }: { owner: string; id: bigint }) =>
+        this.plants.delete(manager, owner, id),
+      'statement',
+    );
   }
 
   /**
@@ -143,9 +139,7 @@ export class PlantsService {
     stored: PlantToStore,
   ): Promise<PlantDto | undefined> {
     const write: CreateWrite = { owner, plant: stored, traceparent: currentTraceparent() ?? null };
-    const events = this.grouped
-      ? await this.grouped.add(write)
-      : await this.transactions.run((manager) => this.insertWithEvents(manager, write));
+    const events = await this.insertOne(write);
     if (events !== undefined) {
       this.metrics.plantCreated();
       if (events > 0) this.outbox.notify();
@@ -246,9 +240,7 @@ export class PlantsService {
   }
 
   async delete(owner: string, id: bigint): Promise<void> {
-    const deleted = await this.transactions.write((manager) =>
-      this.plants.delete(manager, owner, id),
-    );
+    const deleted = await this.deleteOne({ owner, id });
     if (!deleted) {
       throw notFound(id);
     }

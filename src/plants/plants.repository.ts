@@ -16,6 +16,19 @@ export interface StoredPlant extends PlantRow {
 }
 
 /**
+ * A plant's insert and its follow-up as one statement: `run` gives the
+ * follow-up's row count, or undefined when the id was taken and nothing was
+ * written. `sql` is the statement, for tests that pin it.
+ */
+export interface InsertThen<Slot extends string> {
+  sql: string;
+  run(
+    manager: EntityManager,
+    values: Readonly<Record<'owner' | 'id' | 'name' | 'tag' | Slot, unknown>>,
+  ): Promise<number | undefined>;
+}
+
+/**
  * Owner-scoped queries on the plants table, through a TypeORM
  * `Repository<Plant>`. The request path runs SQL its QueryBuilder generated
  * once (see compiled-query.ts for why); the list's LIMIT is written into the
@@ -96,6 +109,38 @@ export class PlantsRepository {
     tag: string | null,
   ): Promise<boolean> {
     return (await this.insertOne.affected(manager, { owner, id, name, tag })) > 0;
+  }
+
+  /**
+   * On PostgreSQL, the insert of `insert` and a follow-up that reads the
+   * inserted row's owner from the CTE `created` (the outbox's part), as one
+   * statement: one round trip and no transaction to open and commit. Hand
+   * written: TypeORM's QueryBuilder writes no data-modifying CTE. Returns
+   * undefined on SQLite, where a create is a transaction of two statements.
+   */
+  insertThen<Slot extends string>(followUp: {
+    sql: string;
+    names: readonly Slot[];
+  }): InsertThen<Slot> | undefined {
+    const connection = this.plants.manager.connection;
+    if (connection.options.type !== 'postgres') return undefined;
+    const statement = CompiledQuery.fromSql(
+      connection,
+      `WITH "created" AS (
+         INSERT INTO "plants" ("owner", "id", "name", "tag") VALUES (:owner, :id, :name, :tag)
+         ON CONFLICT DO NOTHING RETURNING "owner"
+       ), "followed" AS (${followUp.sql})
+       SELECT (SELECT count(*) FROM "created")::int AS "created",
+              (SELECT count(*) FROM "followed")::int AS "followed"`,
+      ['owner', 'id', 'name', 'tag', ...followUp.names],
+    );
+    return {
+      sql: statement.sql,
+      run: async (manager, values) => {
+        const [row] = await statement.rows<{ created: number; followed: number }>(manager, values);
+        return row.created > 0 ? row.followed : undefined;
+      },
+    };
   }
 
   async findOne(owner: string, id: bigint): Promise<StoredPlant | undefined> {

@@ -13,6 +13,8 @@ import { LIST_PAGE_SIZE, PlantsService, rowsPerPage } from './plants.service.js'
 class MemoryPlants {
   rows = new Map<string, StoredPlant & { owner: string }>();
   pageCalls = 0;
+  /** As on SQLite: a create is an insert and the outbox's write, in a transaction. */
+  insertThen = () => undefined;
   private key = (owner: string, id: bigint | string) => `${owner}/${id}`;
 
   async insert(
@@ -56,6 +58,7 @@ class MemoryPlants {
 class MemoryOutbox {
   subscriptions = 0;
   events: Parameters<PlantCreatedOutbox['record']>[2][] = [];
+  statementPart = () => ({ sql: '', names: [], values: () => ({}) });
 
   async record(
     _manager: EntityManager,

@@ -100,9 +100,23 @@ export class PlantsService {
     private readonly events: PlantCreatedOutbox,
     transactions: Transactions,
   ) {
-    this.insertOne = transactions.grouped((manager, write: CreateWrite) =>
-      this.insertWithEvents(manager, write),
-    );
+    // On PostgreSQL the plant and its events are one statement; on SQLite a
+    // transaction of two, grouped with the creates that arrive meanwhile.
+    const eventsPart = this.events.statementPart('created');
+    const oneStatement = plants.insertThen(eventsPart);
+    this.insertOne = oneStatement
+      ? transactions.grouped(
+          (manager, { owner, plant, traceparent }: CreateWrite) =>
+            oneStatement.run(manager, {
+              owner,
+              ...plant,
+              ...eventsPart.values(plant, traceparent),
+            }),
+          'statement',
+        )
+      : transactions.grouped((manager, write: CreateWrite) =>
+          this.insertWithEvents(manager, write),
+        );
     this.deleteOne = transactions.grouped(
       (manager, { owner, id }: { owner: string; id: bigint }) =>
         this.plants.delete(manager, owner, id),

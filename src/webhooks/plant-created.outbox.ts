@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { currentTraceparent } from '../tracing/trace-hooks.js';
-import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
+import { type EventSlot, WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 
 /** A plant as stored, as the plant-created event carries it. */
 export interface CreatedPlant {
@@ -25,9 +25,32 @@ export function plantCreatedEvent({ id, name, tag }: CreatedPlant): string {
  * active at that moment, so that the event commits (or not) with the plant.
  * Without subscriptions it costs one index lookup on webhook_subscriptions(owner).
  */
+/**
+ * The outbox's part of a one-statement create on PostgreSQL: `sql` is the
+ * body of a CTE that reads the inserted plant's owner from the CTE named
+ * when it was asked for; `values` fills its placeholders for one plant.
+ */
+export interface CreatedPlantEventsPart {
+  sql: string;
+  names: readonly EventSlot[];
+  values(plant: CreatedPlant, traceparent: string | null): Record<EventSlot, unknown>;
+}
+
 @Injectable()
 export class PlantCreatedOutbox {
   constructor(private readonly deliveries: WebhookDeliveriesRepository) {}
+
+  /** The events' part of a create written as one statement (PostgreSQL only). */
+  statementPart(created: string): CreatedPlantEventsPart {
+    return {
+      ...this.deliveries.enqueueForCreatedSql(created),
+      values: (plant, traceparent) => ({
+        eventPayload: plantCreatedEvent(plant),
+        eventNow: Date.now(),
+        eventTraceParent: traceparent,
+      }),
+    };
+  }
 
   /**
    * Stores the plant's events on `manager`; returns how many. `traceparent`

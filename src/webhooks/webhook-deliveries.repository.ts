@@ -68,6 +68,9 @@ type RecordSlot =
   | 'finishedAt';
 
 /** The event id: `msg_` and 32 random hex digits, made by the database for each row of the outbox write. */
+/** The placeholders of enqueueForCreatedSql. */
+export type EventSlot = 'eventPayload' | 'eventNow' | 'eventTraceParent';
+
 const EVENT_ID = {
   postgres: `'msg_' || replace(gen_random_uuid()::text, '-', '')`,
   sqlite: `'msg_' || lower(hex(randomblob(16)))`,
@@ -214,6 +217,23 @@ export class WebhookDeliveriesRepository {
     values: Record<RecordSlot, unknown>,
   ): Promise<boolean> {
     return (await this.record.affected(manager, values)) > 0;
+  }
+
+  /**
+   * On PostgreSQL, the part of a one-statement create that stores its
+   * deliveries (a data-modifying CTE's body): one pending delivery of
+   * `:eventPayload` per active subscription of the owners the CTE `created`
+   * returns, so none when the plant was not inserted. Its placeholders are
+   * named apart from the statement's others.
+   */
+  enqueueForCreatedSql(created: string): { sql: string; names: readonly EventSlot[] } {
+    return {
+      sql: `INSERT INTO webhook_deliveries (id, subscription_id, payload, state, attempts, next_attempt_at, created_at, trace_parent)
+       SELECT ${EVENT_ID.postgres}, s.id, :eventPayload, 'pending', 0, :eventNow, :eventNow, :eventTraceParent
+       FROM webhook_subscriptions s JOIN "${created}" c ON s.owner = c.owner WHERE s.disabled_at IS NULL
+       RETURNING 1`,
+      names: ['eventPayload', 'eventNow', 'eventTraceParent'],
+    };
   }
 
   /**

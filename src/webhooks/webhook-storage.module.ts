@@ -52,3 +52,4 @@ export class WebhookStorageModule {}
 
 // What other features use of this one: the outbox write of a create.
 export { PlantCreatedOutbox };
+export type { CreatedPlantEventsPart } from './plant-created.outbox.js';

@@ -34,6 +34,7 @@ import {
   type Server,
 } from './support/processes.js';
 import { parseSettings, POSTGRES_ADMIN_URL } from './support/settings.js';
+import { buildSlowFlush } from './support/slow-flush.js';
 import {
   LISTED_PLANTS,
   OWNERS,
@@ -85,6 +86,11 @@ const USAGE = `npm run bench [-- options]
                            safe behind PgBouncer: a figure beside of what that costs. PostgreSQL
                            only: --db defaults to postgres, and pgbouncer is refused (in transaction
                            mode a name meets a server connection that lacks it or already has it)
+  --slow-flush-ms N        a slower disk on SQLite: every fsync and fdatasync of each server process
+                           (service and yardsticks alike) takes N ms longer, through an LD_PRELOAD
+                           shim built with cc (bench/support/slow-flush.c), and is counted: prints
+                           the flushes per 200 answer (per create) of every side; 0 only counts.
+                           SQLite only: PostgreSQL flushes in its own processes, not the servers'
 Every server first answers a probe (probe.ts) that checks its answers.
 Prints a table, writes bench/results.json, exits 1 when any request failed or any probe found
 a wrong answer.`;
@@ -113,6 +119,7 @@ const args = (() => {
         'versus-env': { type: 'string', multiple: true, default: [] },
         'versus-node-arg': { type: 'string', multiple: true, default: [] },
         'versus-caller': { type: 'string' },
+        'slow-flush-ms': { type: 'string' },
         help: { type: 'boolean', default: false },
       },
     }).values;
@@ -193,6 +200,21 @@ if (namedStatements && !yardsticks.some((name) => REFERENCES.includes(name))) {
   );
   process.exit(2);
 }
+const slowFlushMs = args['slow-flush-ms'] === undefined ? undefined : Number(args['slow-flush-ms']);
+if (slowFlushMs !== undefined && !(Number.isInteger(slowFlushMs) && slowFlushMs >= 0)) {
+  console.error(`--slow-flush-ms takes a whole number of milliseconds\n\n${USAGE}`);
+  process.exit(2);
+}
+if (slowFlushMs !== undefined && kinds.some((kind) => kind !== 'sqlite')) {
+  console.error(
+    '--slow-flush-ms: PostgreSQL flushes in its own server processes, which the shim is not in: ' +
+      'only the sqlite part runs with slower flushes (and counts them)',
+  );
+}
+/** --slow-flush-ms: the shim, given to every server on SQLite. */
+const slowFlush =
+  slowFlushMs !== undefined && kinds.includes('sqlite') ? buildSlowFlush(slowFlushMs) : undefined;
+
 /** The reference's environment under --reference-named-statements (store.ts). */
 const referenceEnv: Record<string, string> = namedStatements
   ? { REFERENCE_NAMED_STATEMENTS: 'true' }
@@ -207,6 +229,8 @@ interface Run {
   requests: number;
   failed: number;
   statuses: Record<string, number>;
+  /** --slow-flush-ms: the server's fsync + fdatasync calls during the run. */
+  flushes?: number;
 }
 
 interface ScenarioResult {
@@ -218,13 +242,15 @@ interface ScenarioResult {
 }
 
 async function load(
-  target: Pick<Target, 'url' | 'pid'>,
+  target: Pick<Target, 'url' | 'pid' | 'flushes'>,
   requests: autocannon.Request[],
   seconds: number,
 ): Promise<Run> {
   const cpuBefore = cpuSecondsOf(target.pid);
+  const flushesBefore = target.flushes?.();
   const result = await autocannon({ url: target.url, connections, duration: seconds, requests });
   const cpuSeconds = cpuSecondsOf(target.pid) - cpuBefore;
+  const flushes = flushesBefore === undefined ? undefined : target.flushes!() - flushesBefore;
   const statuses = Object.fromEntries(
     Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, s?.count ?? 0]),
   );
@@ -236,8 +262,13 @@ async function load(
     requests: result.requests.total,
     failed: result.errors + result.timeouts + result.non2xx,
     statuses,
+    flushes,
   };
 }
+
+/** --slow-flush-ms: the flushes of a run per 200 answer (per create, in the create scenario). */
+const flushesPerOk = (run: Run) => (run.flushes ?? 0) / Math.max(run.statuses['200'] ?? 0, 1);
+const oksPerSecond = (run: Run) => (run.statuses['200'] ?? 0) / duration;
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -290,11 +321,17 @@ function compare(a: Run[], b: Run[]) {
   };
 }
 
-async function target(name: string, server: Server, seeder: Target['seeder']): Promise<Target> {
+async function target(
+  db: BenchKind,
+  name: string,
+  server: Server,
+  seeder: Target['seeder'],
+): Promise<Target> {
   const tokens = {} as Record<Owner, string>;
   for (const owner of OWNERS) tokens[owner] = await seeder.token(owner);
   for (const owner of ['list', 'mix'] as const) await seeder.plants(owner, 1n, LISTED_PLANTS);
-  return { name, url: server.url, pid: server.child.pid!, seeder, tokens, runs: 0 };
+  const flushes = slowFlush && db === 'sqlite' ? () => slowFlush.flushesOf(name) : undefined;
+  return { name, url: server.url, pid: server.child.pid!, seeder, tokens, runs: 0, flushes };
 }
 
 interface DatabaseReport {
@@ -434,23 +471,27 @@ async function benchDatabase(db: BenchKind, pgbouncer?: PgBouncer): Promise<Data
     if (issuer) closeLast.push(() => issuer.close());
     const serviceEnv = { RATE_LIMIT_MAX: '10000000', ...issuer?.env, ...extraServiceEnv };
     const start = async (name: string) => {
-      const url = { DATABASE_URL: databaseUrl(name) };
+      // Its database, and under --slow-flush-ms on SQLite the shim that slows and counts its flushes.
+      const own = {
+        DATABASE_URL: databaseUrl(name),
+        ...(slowFlush && db === 'sqlite' ? slowFlush.envOf(name) : {}),
+      };
       const yardstick = YARDSTICKS.find((y) => y.name === name);
       const server =
         name === 'service'
-          ? await startServer(name, SERVICE, { ...serviceEnv, ...versusEnv, ...url }, [
+          ? await startServer(name, SERVICE, { ...serviceEnv, ...versusEnv, ...own }, [
               ...args['node-arg'],
               ...args['versus-node-arg'],
             ])
           : name === BASELINE
-            ? await startServer(name, SERVICE, { ...serviceEnv, ...url }, args['node-arg'])
+            ? await startServer(name, SERVICE, { ...serviceEnv, ...own }, args['node-arg'])
             : await startServer(
                 name,
                 (yardstick as Yardstick).script,
                 {
                   ...(yardstick as Yardstick).env(serviceEnv),
                   ...(REFERENCES.includes(name) ? referenceEnv : {}),
-                  ...url,
+                  ...own,
                 },
                 args['reference-node-arg'],
               );
@@ -466,7 +507,7 @@ async function benchDatabase(db: BenchKind, pgbouncer?: PgBouncer): Promise<Data
         startupCpuMs: server.startupCpuMs,
         idleRssBytes: await idleRss(server),
       };
-      targets.push(await target(name, server, databases.of[name]));
+      targets.push(await target(db, name, server, databases.of[name]));
     }
     report.probes = await probeAll(targets);
     for (const [name, problems] of Object.entries(report.probes)) {
@@ -531,7 +572,7 @@ async function measureScenario(
   const turn = (t: Target) => async () => load(t, await scenario.prepare(t, duration), duration);
   const runs = await inTurns(others.map(turn), turn(service), (run, side) =>
     log(
-      `${db} ${scenario.name} ${side < 0 ? 'service' : others[side].name}: ${run.rps.toFixed(0)} req/s, p99 ${run.p99} ms, ${run.cpuUs.toFixed(0)} µs CPU/request${run.failed ? `, ${run.failed} failed ${JSON.stringify(run.statuses)}` : ''}`,
+      `${db} ${scenario.name} ${side < 0 ? 'service' : others[side].name}: ${run.rps.toFixed(0)} req/s, p99 ${run.p99} ms, ${run.cpuUs.toFixed(0)} µs CPU/request${run.flushes === undefined ? '' : `, ${run.flushes} flushes (${flushesPerOk(run).toFixed(2)} per 200)`}${run.failed ? `, ${run.failed} failed ${JSON.stringify(run.statuses)}` : ''}`,
     ),
   );
   return {
@@ -616,11 +657,27 @@ function printReport(reports: DatabaseReport[]): boolean {
       lines.push(
         `${s.scenario.padEnd(8)} ${s.db.padEnd(DB_WIDTH)} ${pad(svc.rps.toFixed(0), 9)} ${pad(svc.p50, 4)} ${pad(svc.p99, 4)} ${pad(median(s.service.map((r) => r.cpuUs)).toFixed(0), 6)} | ${cells.join(' | ')} | ${pad(failed, 6)}`,
       );
+      if (s.service[0]?.flushes !== undefined) {
+        const what = s.scenario === 'create' ? 'create' : '200 answer';
+        const sides = [['service', s.service], ...names.map((name) => [name, s.yardsticks[name]])];
+        const flushes = (sides as Array<[string, Run[]]>).map(
+          ([name, runs]) =>
+            `${name} ${median(runs.map(oksPerSecond)).toFixed(0)} ${what}s/s, ${median(runs.map(flushesPerOk)).toFixed(2)} flushes per ${what}`,
+        );
+        lines.push(
+          `${''.padEnd(8)} ${''.padEnd(DB_WIDTH)} flushes, each ${slowFlushMs} ms longer: ${flushes.join('; ')}`,
+        );
+      }
     }
   }
   lines.push(
     "(req/s, p50 and p99 (ms), µs/req (server CPU time per request): medians of the runs; ratio, p99 x and cpu x: service/yardstick, each service run against the mean of the yardstick's runs just before and after it, median of those)",
   );
+  if (slowFlush) {
+    lines.push(
+      "(flushes: the server process's fsync + fdatasync calls during a run over its 200 answers, and its 200 answers per second: medians of the runs)",
+    );
+  }
   if (verdicts.length > 0) {
     lines.push(
       '',
@@ -741,7 +798,7 @@ async function main(): Promise<void> {
     ? "\npgbouncer rows: every server's DATABASE_URL through one PgBouncer (transaction pooling, its defaults); µs/req and cpu x count the servers' CPU, not PgBouncer's"
     : '';
   console.log(
-    `\nPlant Store bench, ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} cores, ${mib(totalmem())} memory; ${connections} connections, turns of ${duration} s (each yardstick ${rounds + 1}, service ${rounds}) after ${warmup} s of warm-up each${quick ? ' (quick)' : ''}${args['service-env'].length > 0 ? `; service environment: ${args['service-env'].join(' ')}` : ''}${namedStatements ? '; the reference runs NAMED PostgreSQL statements (--reference-named-statements), the service unnamed ones' : ''}\n${described}${viaPgBouncer}\n`,
+    `\nPlant Store bench, ${new Date().toISOString()}, Node ${process.version}, ${cpus().length} cores, ${mib(totalmem())} memory; ${connections} connections, turns of ${duration} s (each yardstick ${rounds + 1}, service ${rounds}) after ${warmup} s of warm-up each${quick ? ' (quick)' : ''}${args['service-env'].length > 0 ? `; service environment: ${args['service-env'].join(' ')}` : ''}${slowFlush ? `; on SQLite every server's fsync and fdatasync ${slowFlushMs} ms longer (--slow-flush-ms)` : ''}${namedStatements ? '; the reference runs NAMED PostgreSQL statements (--reference-named-statements), the service unnamed ones' : ''}\n${described}${viaPgBouncer}\n`,
   );
   const targetsMet = printReport(reports);
   writeFileSync(
@@ -759,6 +816,7 @@ async function main(): Promise<void> {
         versusEnv,
         versusNodeArgs: args['versus-node-arg'],
         referenceNamedStatements: namedStatements,
+        slowFlushMs,
         reports,
         targetsMet,
       },

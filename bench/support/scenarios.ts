@@ -15,6 +15,8 @@ export interface Target {
   tokens: Record<Owner, string>;
   /** Counts the runs against this target, so that every run writes ids of its own. */
   runs: number;
+  /** --slow-flush-ms (SQLite): the server's fsync + fdatasync calls so far. */
+  flushes?: () => number;
 }
 
 export interface Scenario {

@@ -49,12 +49,20 @@ module.exports = {
       name: 'no-feature-internals',
       severity: 'error',
       comment:
-        'A feature uses another feature only through its module or decorators, never its services, repositories or entities.',
+        'A feature uses another feature only through its module, decorators or ports (the interfaces it declares for others to provide), never its services, repositories or entities.',
       from: { path: '^src/([^/]+)/' },
       to: {
         path: folders(FEATURES),
-        pathNot: ['^src/$1/', '\\.(module|decorator)\\.ts$'],
+        pathNot: ['^src/$1/', '\\.(module|decorator|port)\\.ts$'],
       },
+    },
+    {
+      name: 'plants-knows-no-webhooks',
+      severity: 'error',
+      comment:
+        'Plants announces a created plant through its port (src/plants/plant-created.port.ts), which webhooks provides: the arrow points from webhooks to plants, never back.',
+      from: { path: '^src/plants/' },
+      to: { path: '^src/webhooks/' },
     },
     {
       name: 'drivers-only-in-database',

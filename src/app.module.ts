@@ -17,6 +17,7 @@ import { MetricsModule } from './metrics/metrics.module.js';
 import { PlantsModule } from './plants/plants.module.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
 import { WebhookDispatchModule } from './webhooks/webhook-dispatch.module.js';
+import { WebhookStorageModule } from './webhooks/webhook-storage.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
 
 /**
@@ -48,7 +49,9 @@ export class AppModule {
         ...(rateLimited ? [RateLimitModule] : []),
         AuthModule.forRoot({ failureBudget: rateLimited }),
         HealthModule,
-        ...(servesApi ? [PlantsModule, WebhooksModule] : []),
+        ...(servesApi
+          ? [PlantsModule.forRoot({ events: WebhookStorageModule }), WebhooksModule]
+          : []),
         ...(dispatches ? [WebhookDispatchModule] : []),
       ],
       providers: [

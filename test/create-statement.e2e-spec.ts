@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { PLANT_CREATED_EVENTS, type PlantCreatedEvents } from '../src/plants/plant-created.port.js';
 import { PlantsRepository } from '../src/plants/plants.repository.js';
-import { PlantCreatedOutbox } from '../src/webhooks/webhook-storage.module.js';
 import { useTestApp } from './support/test-app.js';
 import { databaseKinds } from './support/test-database.js';
 
@@ -16,7 +16,9 @@ describe.skipIf(!databaseKinds().includes('postgres'))('the create statement on 
   const t = useTestApp('postgres');
 
   it('is one data-modifying CTE whose placeholders follow their names', () => {
-    const part = t.current.app.get(PlantCreatedOutbox).statementPart('created');
+    const part = t.current.app
+      .get<PlantCreatedEvents>(PLANT_CREATED_EVENTS)
+      .statementPart('created');
     const statement = t.current.app.get(PlantsRepository).insertThen(part);
     expect(squeezed(statement!.sql)).toBe(
       squeezed(`WITH "created" AS (

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { OutboxSignal } from '../database/outbox-signal.js';
 import type { Transactions } from '../database/transactions.js';
 import type { PlantMetrics } from '../metrics/plant-metrics.js';
-import type { PlantCreatedOutbox } from '../webhooks/webhook-storage.module.js';
 import type { NewPlantDto } from './dto/new-plant.dto.js';
+import type { PlantCreatedEvents } from './plant-created.port.js';
 import type { PlantsRepository, StoredPlant } from './plants.repository.js';
 import { LIST_PAGE_SIZE, PlantsService, rowsPerPage } from './plants.service.js';
 
@@ -57,13 +57,13 @@ class MemoryPlants {
 /** The outbox write as if the owner had `subscriptions` subscriptions: the plants it was given. */
 class MemoryOutbox {
   subscriptions = 0;
-  events: Parameters<PlantCreatedOutbox['record']>[2][] = [];
+  events: Parameters<PlantCreatedEvents['record']>[2][] = [];
   statementPart = () => ({ sql: '', names: [], values: () => ({}) });
 
   async record(
     _manager: EntityManager,
     _owner: string,
-    plant: Parameters<PlantCreatedOutbox['record']>[2],
+    plant: Parameters<PlantCreatedEvents['record']>[2],
   ): Promise<number> {
     if (this.subscriptions > 0) this.events.push(plant);
     return this.subscriptions;
@@ -97,7 +97,7 @@ const setup = () => {
       memory as unknown as PlantsRepository,
       metrics,
       outbox,
-      events as unknown as PlantCreatedOutbox,
+      events,
       inline,
     ),
   };

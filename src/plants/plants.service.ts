@@ -1,5 +1,6 @@
 import {
   ConflictException,
+  Inject,
   Injectable,
   NotFoundException,
   ServiceUnavailableException,
@@ -11,10 +12,14 @@ import { outsideDeadline } from '../database/request-deadline.js';
 import { Transactions } from '../database/transactions.js';
 import { PlantMetrics } from '../metrics/plant-metrics.js';
 import { currentTraceparent } from '../tracing/trace-hooks.js';
-import { PlantCreatedOutbox } from '../webhooks/webhook-storage.module.js';
 import type { ListPlantsQuery } from './dto/list-plants.query.js';
 import type { NewPlantDto } from './dto/new-plant.dto.js';
 import { PlantDto } from './dto/plant.dto.js';
+import {
+  type CreatedPlant,
+  PLANT_CREATED_EVENTS,
+  type PlantCreatedEvents,
+} from './plant-created.port.js';
 import { type PlantRow, PlantsRepository, type StoredPlant } from './plants.repository.js';
 
 /** The most rows read per query: a limit up to this is answered from one query. */
@@ -55,17 +60,10 @@ export type PlantList = (
  */
 const CREATE_ATTEMPTS = 5;
 
-/** A NewPlant as stored: no tag is null. */
-interface PlantToStore {
-  id: bigint;
-  name: string;
-  tag: string | null;
-}
-
 /** A create's write: its plant, and the trace its events link to. */
 interface CreateWrite {
   owner: string;
-  plant: PlantToStore;
+  plant: CreatedPlant;
   traceparent: string | null;
 }
 
@@ -97,7 +95,7 @@ export class PlantsService {
     private readonly plants: PlantsRepository,
     private readonly metrics: PlantMetrics,
     private readonly outbox: OutboxSignal,
-    private readonly events: PlantCreatedOutbox,
+    @Inject(PLANT_CREATED_EVENTS) private readonly events: PlantCreatedEvents,
     transactions: Transactions,
   ) {
     // On PostgreSQL the plant and its events are one statement; on SQLite a
@@ -150,7 +148,7 @@ export class PlantsService {
   /** One insert, else the plant in its way: undefined when that plant was deleted meanwhile. */
   private async insertOrCompare(
     owner: string,
-    stored: PlantToStore,
+    stored: CreatedPlant,
   ): Promise<PlantDto | undefined> {
     const write: CreateWrite = { owner, plant: stored, traceparent: currentTraceparent() ?? null };
     const events = await this.insertOne(write);

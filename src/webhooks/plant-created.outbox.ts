@@ -1,14 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { currentTraceparent } from '../tracing/trace-hooks.js';
-import { type EventSlot, WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
-
-/** A plant as stored, as the plant-created event carries it. */
-export interface CreatedPlant {
-  id: bigint;
-  name: string;
-  tag: string | null;
-}
+import type {
+  CreatedPlant,
+  CreatedPlantStatementPart,
+  PlantCreatedEvents,
+} from '../plants/plant-created.port.js';
+import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
 
 /**
  * The body of the plant-created webhook: the NewPlant as stored, with the id
@@ -25,23 +23,12 @@ export function plantCreatedEvent({ id, name, tag }: CreatedPlant): string {
  * active at that moment, so that the event commits (or not) with the plant.
  * Without subscriptions it costs one index lookup on webhook_subscriptions(owner).
  */
-/**
- * The outbox's part of a one-statement create on PostgreSQL: `sql` is the
- * body of a CTE that reads the inserted plant's owner from the CTE named
- * when it was asked for; `values` fills its placeholders for one plant.
- */
-export interface CreatedPlantEventsPart {
-  sql: string;
-  names: readonly EventSlot[];
-  values(plant: CreatedPlant, traceparent: string | null): Record<EventSlot, unknown>;
-}
-
 @Injectable()
-export class PlantCreatedOutbox {
+export class PlantCreatedOutbox implements PlantCreatedEvents {
   constructor(private readonly deliveries: WebhookDeliveriesRepository) {}
 
   /** The events' part of a create written as one statement (PostgreSQL only). */
-  statementPart(created: string): CreatedPlantEventsPart {
+  statementPart(created: string): CreatedPlantStatementPart {
     return {
       ...this.deliveries.enqueueForCreatedSql(created),
       values: (plant, traceparent) => ({

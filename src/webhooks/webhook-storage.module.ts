@@ -2,6 +2,7 @@ import { Logger, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Environment } from '../config/environment.js';
+import { PLANT_CREATED_EVENTS } from '../plants/plant-created.port.js';
 import { HostResolver } from './host-resolver.js';
 import { PlantCreatedOutbox } from './plant-created.outbox.js';
 import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
@@ -29,7 +30,8 @@ function settingsFrom(config: ConfigService<Environment, true>): WebhookSettings
  * The webhooks feature's tables (subscriptions, the outbox of deliveries) and
  * settings, shared by its API (WebhooksModule), its dispatcher
  * (WebhookDispatchModule), and the create of a plant, which writes the outbox
- * through PlantCreatedOutbox inside its own transaction.
+ * through the plants feature's port (PLANT_CREATED_EVENTS, provided by
+ * PlantCreatedOutbox) inside its own transaction or statement.
  */
 @Module({
   imports: [TypeOrmModule.forFeature([WebhookSubscription, WebhookDelivery])],
@@ -38,6 +40,7 @@ function settingsFrom(config: ConfigService<Environment, true>): WebhookSettings
     WebhookSubscriptionsRepository,
     WebhookDeliveriesRepository,
     PlantCreatedOutbox,
+    { provide: PLANT_CREATED_EVENTS, useExisting: PlantCreatedOutbox },
     HostResolver,
   ],
   exports: [
@@ -45,11 +48,7 @@ function settingsFrom(config: ConfigService<Environment, true>): WebhookSettings
     WebhookSettings,
     WebhookSubscriptionsRepository,
     WebhookDeliveriesRepository,
-    PlantCreatedOutbox,
+    PLANT_CREATED_EVENTS,
   ],
 })
 export class WebhookStorageModule {}
-
-// What other features use of this one: the outbox write of a create.
-export { PlantCreatedOutbox };
-export type { CreatedPlantEventsPart } from './plant-created.outbox.js';

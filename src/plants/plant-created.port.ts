@@ -1,0 +1,41 @@
+import type { EntityManager } from 'typeorm';
+
+/** A plant as stored, as what its creation sets off sees it: no tag is null. */
+export interface CreatedPlant {
+  id: bigint;
+  name: string;
+  tag: string | null;
+}
+
+/**
+ * On PostgreSQL, the part of a one-statement create that stores what the
+ * plant sets off: `sql` is the body of a CTE that reads the inserted plant's
+ * owner from the CTE named when the part was asked for, `names` its
+ * placeholders (named apart from the insert's), `values` fills them for one
+ * plant.
+ */
+export interface CreatedPlantStatementPart {
+  sql: string;
+  names: readonly string[];
+  values(plant: CreatedPlant, traceparent: string | null): Record<string, unknown>;
+}
+
+/**
+ * What a created plant sets off (the webhooks' outbox), written with the
+ * plant so that both commit or neither does. The plants feature declares it
+ * and injects it by PLANT_CREATED_EVENTS; the feature that listens provides
+ * it, so the import arrow points from that feature to this file.
+ */
+export interface PlantCreatedEvents {
+  /** Stores the plant's events on `manager`, the create's transaction; returns how many. */
+  record(
+    manager: EntityManager,
+    owner: string,
+    plant: CreatedPlant,
+    traceparent: string | null,
+  ): Promise<number>;
+  /** The same as part of a one-statement create (PostgreSQL only). */
+  statementPart(created: string): CreatedPlantStatementPart;
+}
+
+export const PLANT_CREATED_EVENTS = Symbol('PlantCreatedEvents');

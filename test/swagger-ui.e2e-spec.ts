@@ -92,6 +92,8 @@ describe.skipIf(!executablePath)('Swagger UI at /docs in headless Chromium', () 
 
     await page.locator('.auth-wrapper button.authorize').click();
     const dialog = page.locator('.dialog-ux .modal-ux');
+    // The scheme's description reads as written: nothing in it is taken for an HTML tag.
+    expect(await dialog.innerText()).toContain('scope="plants:write"');
     await dialog.locator('input').first().fill(token);
     await dialog.locator('.auth-btn-wrapper button.authorize').click();
     // Swagger UI swaps Authorize for Logout once it holds the token.

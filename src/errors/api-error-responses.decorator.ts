@@ -44,7 +44,7 @@ const ERRORS = {
     headers: {
       'WWW-Authenticate': {
         description:
-          'Bearer realm="plants", error="insufficient_scope", scope="<the scope needed>"',
+          'Bearer realm="plants", error="insufficient_scope", and the scope the operation needs, e.g. scope="plants:write"',
         required: true,
         schema: { type: 'string' },
       },

@@ -27,7 +27,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
           'or, when the service is configured with an OpenID Connect issuer, a JWT access token from that identity provider. ' +
           'Scopes: `plants:read` (GET /plants, GET /plants/{id}), `plants:write` (POST /plants, DELETE /plants/{id}), `webhooks:manage` (/webhooks). ' +
           'An opaque token holds all three unless issued with fewer; a JWT is checked for them when AUTH_JWT_REQUIRE_SCOPES=true. ' +
-          'A missing scope is a 403 with WWW-Authenticate: Bearer error="insufficient_scope", scope="<the scope needed>"',
+          'A missing scope is a 403 with WWW-Authenticate: Bearer error="insufficient_scope" and the scope the operation needs, e.g. scope="plants:write"',
       },
       'bearerAuth',
     )

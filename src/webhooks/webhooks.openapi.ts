@@ -25,7 +25,7 @@ import { CreatedWebhookDto, WebhookDto, WebhookSecretDto } from './dto/webhook.d
 /*
  * The OpenAPI description of the subscription endpoints, beside the
  * controller so that it stays thin. The event itself is described in the
- * document's `webhooks` section (src/openapi/webhooks-section.ts).
+ * document's `webhooks` section (src/openapi/openapi-webhooks.ts).
  */
 
 // Ids are UUIDs the service made; anything else names no subscription (a 404 like an unknown one).

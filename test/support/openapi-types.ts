@@ -564,7 +564,7 @@ export interface operations {
             /** @description The token lacks the scope the operation needs: an opaque token issued with fewer scopes, or an identity provider's access token when scopes are required (see WWW-Authenticate) */
             403: {
                 headers: {
-                    /** @description Bearer realm="plants", error="insufficient_scope", scope="<the scope needed>" */
+                    /** @description Bearer realm="plants", error="insufficient_scope", and the scope the operation needs, e.g. scope="plants:write" */
                     "WWW-Authenticate": string;
                     /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
                     "X-Request-Id": string;
@@ -670,7 +670,7 @@ export interface operations {
             /** @description The token lacks the scope the operation needs: an opaque token issued with fewer scopes, or an identity provider's access token when scopes are required (see WWW-Authenticate) */
             403: {
                 headers: {
-                    /** @description Bearer realm="plants", error="insufficient_scope", scope="<the scope needed>" */
+                    /** @description Bearer realm="plants", error="insufficient_scope", and the scope the operation needs, e.g. scope="plants:write" */
                     "WWW-Authenticate": string;
                     /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
                     "X-Request-Id": string;
@@ -808,7 +808,7 @@ export interface operations {
             /** @description The token lacks the scope the operation needs: an opaque token issued with fewer scopes, or an identity provider's access token when scopes are required (see WWW-Authenticate) */
             403: {
                 headers: {
-                    /** @description Bearer realm="plants", error="insufficient_scope", scope="<the scope needed>" */
+                    /** @description Bearer realm="plants", error="insufficient_scope", and the scope the operation needs, e.g. scope="plants:write" */
                     "WWW-Authenticate": string;
                     /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
                     "X-Request-Id": string;
@@ -933,7 +933,7 @@ export interface operations {
             /** @description The token lacks the scope the operation needs: an opaque token issued with fewer scopes, or an identity provider's access token when scopes are required (see WWW-Authenticate) */
             403: {
                 headers: {
-                    /** @description Bearer realm="plants", error="insufficient_scope", scope="<the scope needed>" */
+                    /** @description Bearer realm="plants", error="insufficient_scope", and the scope the operation needs, e.g. scope="plants:write" */
                     "WWW-Authenticate": string;
                     /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
                     "X-Request-Id": string;
@@ -1064,7 +1064,7 @@ export interface operations {
             /** @description The token lacks the scope the operation needs: an opaque token issued with fewer scopes, or an identity provider's access token when scopes are required (see WWW-Authenticate) */
             403: {
                 headers: {
-                    /** @description Bearer realm="plants", error="insufficient_scope", scope="<the scope needed>" */
+                    /** @description Bearer realm="plants", error="insufficient_scope", and the scope the operation needs, e.g. scope="plants:write" */
                     "WWW-Authenticate": string;
                     /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
                     "X-Request-Id": string;
@@ -1170,7 +1170,7 @@ export interface operations {
             /** @description The token lacks the scope the operation needs: an opaque token issued with fewer scopes, or an identity provider's access token when scopes are required (see WWW-Authenticate) */
             403: {
                 headers: {
-                    /** @description Bearer realm="plants", error="insufficient_scope", scope="<the scope needed>" */
+                    /** @description Bearer realm="plants", error="insufficient_scope", and the scope the operation needs, e.g. scope="plants:write" */
                     "WWW-Authenticate": string;
                     /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
                     "X-Request-Id": string;
@@ -1295,7 +1295,7 @@ export interface operations {
             /** @description The token lacks the scope the operation needs: an opaque token issued with fewer scopes, or an identity provider's access token when scopes are required (see WWW-Authenticate) */
             403: {
                 headers: {
-                    /** @description Bearer realm="plants", error="insufficient_scope", scope="<the scope needed>" */
+                    /** @description Bearer realm="plants", error="insufficient_scope", and the scope the operation needs, e.g. scope="plants:write" */
                     "WWW-Authenticate": string;
                     /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
                     "X-Request-Id": string;
@@ -1411,7 +1411,7 @@ export interface operations {
             /** @description The token lacks the scope the operation needs: an opaque token issued with fewer scopes, or an identity provider's access token when scopes are required (see WWW-Authenticate) */
             403: {
                 headers: {
-                    /** @description Bearer realm="plants", error="insufficient_scope", scope="<the scope needed>" */
+                    /** @description Bearer realm="plants", error="insufficient_scope", and the scope the operation needs, e.g. scope="plants:write" */
                     "WWW-Authenticate": string;
                     /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
                     "X-Request-Id": string;
@@ -1538,7 +1538,7 @@ export interface operations {
             /** @description The token lacks the scope the operation needs: an opaque token issued with fewer scopes, or an identity provider's access token when scopes are required (see WWW-Authenticate) */
             403: {
                 headers: {
-                    /** @description Bearer realm="plants", error="insufficient_scope", scope="<the scope needed>" */
+                    /** @description Bearer realm="plants", error="insufficient_scope", and the scope the operation needs, e.g. scope="plants:write" */
                     "WWW-Authenticate": string;
                     /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
                     "X-Request-Id": string;
@@ -1667,7 +1667,7 @@ export interface operations {
             /** @description The token lacks the scope the operation needs: an opaque token issued with fewer scopes, or an identity provider's access token when scopes are required (see WWW-Authenticate) */
             403: {
                 headers: {
-                    /** @description Bearer realm="plants", error="insufficient_scope", scope="<the scope needed>" */
+                    /** @description Bearer realm="plants", error="insufficient_scope", and the scope the operation needs, e.g. scope="plants:write" */
                     "WWW-Authenticate": string;
                     /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
                     "X-Request-Id": string;
@@ -1834,7 +1834,7 @@ export interface operations {
             /** @description The token lacks the scope the operation needs: an opaque token issued with fewer scopes, or an identity provider's access token when scopes are required (see WWW-Authenticate) */
             403: {
                 headers: {
-                    /** @description Bearer realm="plants", error="insufficient_scope", scope="<the scope needed>" */
+                    /** @description Bearer realm="plants", error="insufficient_scope", and the scope the operation needs, e.g. scope="plants:write" */
                     "WWW-Authenticate": string;
                     /** @description The request's id, also in its log line: the client's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 . _ : -, else a new UUID */
                     "X-Request-Id": string;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DataSource } from 'typeorm';
 import { PlantsRepository } from '../src/plants/plants.repository.js';
-import { LIST_PAGE_SIZE } from '../src/plants/plants.service.js';
+import { LIST_PAGE_SIZE } from '../src/plants/list-pages.js';
 import { expectError } from './support/expect-error.js';
 import { plantsClient } from './support/plants-client.js';
 import { databaseKinds } from './support/test-database.js';

@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import { describe, expect, it } from 'vitest';
 import { testCursors } from './support/cursors.js';
 import { PlantsRepository } from '../src/plants/plants.repository.js';
-import { LIST_PAGE_SIZE } from '../src/plants/plants.service.js';
+import { LIST_PAGE_SIZE } from '../src/plants/list-pages.js';
 import { expectError } from './support/expect-error.js';
 import { cursorOf, nextLinkOf, walkPages } from './support/page-links.js';
 import { plantsClient } from './support/plants-client.js';

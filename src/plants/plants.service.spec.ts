@@ -7,7 +7,8 @@ import type { PlantMetrics } from '../metrics/plant-metrics.js';
 import type { NewPlantDto } from './dto/new-plant.dto.js';
 import type { PlantCreatedEvents } from './plant-created.port.js';
 import type { PlantsRepository, StoredPlant } from './plants.repository.js';
-import { LIST_PAGE_SIZE, PlantsService, rowsPerPage } from './plants.service.js';
+import { LIST_PAGE_SIZE, rowsPerPage } from './list-pages.js';
+import { PlantsService } from './plants.service.js';
 
 /** An in-memory stand-in with the repository's contract: (owner, id) unique, pages in id order. */
 class MemoryPlants {

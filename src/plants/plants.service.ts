@@ -6,7 +6,6 @@ import {
   ServiceUnavailableException,
 } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { nextMacrotask } from '../database/next-macrotask.js';
 import { OutboxSignal } from '../database/outbox-signal.js';
 import { outsideDeadline } from '../database/request-deadline.js';
 import { Transactions } from '../database/transactions.js';
@@ -20,39 +19,15 @@ import {
   PLANT_CREATED_EVENTS,
   type PlantCreatedEvents,
 } from './plant-created.port.js';
-import { type PlantRow, PlantsRepository, type StoredPlant } from './plants.repository.js';
-
-/** The most rows read per query: a limit up to this is answered from one query. */
-export const LIST_PAGE_SIZE = 1000;
-
-/**
- * A streamed list's pages: the first of FIRST_STREAMED_PAGE rows, each later
- * one of as many rows as fill about PAGE_BYTES at the size of the rows read so
- * far (a power of two, at most LIST_PAGE_SIZE). So a page of 255-character
- * plants is some 64 rows, not 1,000 (about 1 MB), and the memory a list holds
- * for a client that does not read stays small.
- */
-const FIRST_STREAMED_PAGE = 256;
-const PAGE_BYTES = 64 * 1024;
-
-/** Rows of about PAGE_BYTES, judged by `rows` (their JSON's size, near enough). */
-export function rowsPerPage(rows: readonly PlantRow[]): number {
-  let bytes = 0;
-  for (const row of rows) bytes += 24 + row.name.length + (row.tag?.length ?? 0);
-  const fit = Math.max(1, Math.floor((PAGE_BYTES * rows.length) / Math.max(1, bytes)));
-  return Math.min(LIST_PAGE_SIZE, Math.max(16, 2 ** Math.floor(Math.log2(fit))));
-}
-
-/**
- * A list small enough to come back in one query is returned whole; a longer
- * one is returned as its first page plus the pages that follow, read lazily
- * while the response is written. `next` is the id of the last plant of a
- * limited page that more plants follow: the position its next link goes on from.
- */
-export type PlantList = (
-  | { complete: true; plants: PlantDto[] }
-  | { complete: false; plants: PlantDto[]; rest: AsyncIterable<PlantDto[]> }
-) & { next?: string };
+import {
+  FIRST_STREAMED_PAGE,
+  LIST_PAGE_SIZE,
+  pagesAfter,
+  type PlantList,
+  toDto,
+  upTo,
+} from './list-pages.js';
+import { PlantsRepository } from './plants.repository.js';
 
 /**
  * Inserts a create tries while each finds the id taken and then gone: only
@@ -68,16 +43,6 @@ interface CreateWrite {
 }
 
 const notFound = (id: bigint) => new NotFoundException(`no plant with id ${id}`);
-
-/** The rows with an id up to `through` (all when undefined); rows come in ascending id order. */
-function upTo(rows: StoredPlant[], through: bigint | undefined): StoredPlant[] {
-  if (through === undefined || rows.length === 0 || BigInt(rows[rows.length - 1].id) <= through) {
-    return rows;
-  }
-  return rows.filter((row) => BigInt(row.id) <= through);
-}
-
-const toDto = (plant: PlantRow): PlantDto => new PlantDto(plant.name, plant.tag);
 
 @Injectable()
 export class PlantsService {
@@ -210,38 +175,15 @@ export class PlantsService {
     return {
       complete: false,
       plants,
-      rest: this.pagesAfter(owner, first, remaining, through),
+      // Read while the answer is written, at its client's pace: outside the request's deadline.
+      rest: pagesAfter(
+        (size, after) => outsideDeadline(() => this.plants.page(owner, size, after)),
+        first,
+        remaining,
+        through,
+      ),
       next,
     };
-  }
-
-  /**
-   * The pages after `previous`, up to `remaining` plants, and, for a page that
-   * has a next link, no further than that link's position `through`: a plant
-   * created inside the page while it streams is sent, and none is skipped.
-   * Before each page the event loop serves whatever else waits: on SQLite a
-   * page is read synchronously, and a long list must not hold the process
-   * while other requests (other owners') wait.
-   */
-  private async *pagesAfter(
-    owner: string,
-    previous: StoredPlant[],
-    remaining: number,
-    through: bigint | undefined,
-  ): AsyncGenerator<PlantDto[]> {
-    let last = previous[previous.length - 1].id;
-    let rows = rowsPerPage(previous);
-    while (through !== undefined || remaining > 0) {
-      const size = through === undefined ? Math.min(remaining, rows) : rows;
-      await nextMacrotask();
-      const page = await outsideDeadline(() => this.plants.page(owner, size, last));
-      const kept = upTo(page, through);
-      if (kept.length > 0) yield kept.map(toDto);
-      if (kept.length < size) return;
-      remaining -= page.length;
-      last = page[page.length - 1].id;
-      rows = rowsPerPage(page);
-    }
   }
 
   /** The owner's plant with this id; another owner's is as unknown as a missing one. */

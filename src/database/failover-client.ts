@@ -1,0 +1,147 @@
+import pg from 'pg';
+import {
+  DeadlineExceededError,
+  NoConnectionError,
+  poisonsConnection,
+  signalsFailover,
+} from './database-errors.js';
+import type { PostgresHost } from './postgres-url.js';
+import { remainingMs } from './request-deadline.js';
+
+/**
+ * Where new connections go, and which connections date from before the last
+ * failover. Shared by the pool and its clients (pg-pool hands its options to
+ * each client it makes).
+ */
+export class PrimaryTracker {
+  /** Bumped by a failover: a connection made before it is not used again. */
+  epoch = 0;
+  private current = 0;
+
+  constructor(private readonly hosts: readonly PostgresHost[]) {}
+
+  /** The host believed to be the primary: the first of the URL until one fails. */
+  target(): PostgresHost {
+    return this.hosts[this.current];
+  }
+
+  /** `host` refused a connection or writes: new connections try the next host of the URL. */
+  notPrimary(host: PostgresHost): void {
+    if (this.hosts[this.current] === host) this.current = (this.current + 1) % this.hosts.length;
+  }
+
+  /** `host` stopped being the primary: every connection made so far is retired. */
+  failedOver(host: PostgresHost): void {
+    this.epoch += 1;
+    this.notPrimary(host);
+  }
+}
+
+interface FailoverClientConfig extends pg.ClientConfig {
+  tracker: PrimaryTracker;
+  query_timeout: number;
+}
+
+type Callback = (error: Error | undefined, ...rest: unknown[]) => void;
+
+/**
+ * node-postgres's Client, connected to the host the tracker names, that
+ * gives each statement no more than the request's deadline leaves, and that
+ * ends itself after an error that leaves it unfit (its socket failed, or its
+ * server is no longer the primary): TypeORM releases a connection to the pool
+ * after a query error, and pg-pool drops a client that is ending rather than
+ * keep it (its _release checks `_ending`).
+ */
+export class FailoverClient extends pg.Client {
+  readonly epoch: number;
+  readonly target: PostgresHost;
+  readonly tracker: PrimaryTracker;
+  private readonly statementTimeoutMs: number;
+
+  constructor(config: FailoverClientConfig) {
+    const target = config.tracker.target();
+    super({ ...config, connectionString: target.url });
+    this.tracker = config.tracker;
+    this.epoch = config.tracker.epoch;
+    this.target = target;
+    this.statementTimeoutMs = config.query_timeout;
+  }
+
+  // pg-pool connects its clients with a callback; a host that cannot be
+  // reached is not tried first again.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  override connect(...args: any[]): any {
+    const callback = args[0] as ((error: Error | null, client?: pg.Client) => void) | undefined;
+    const observed = (error?: Error | null) => {
+      if (error) this.tracker.notPrimary(this.target);
+    };
+    if (callback) {
+      super.connect((error: Error | null) => {
+        observed(error);
+        callback(error, this);
+      });
+      return undefined;
+    }
+    return super.connect().catch((error: Error) => {
+      observed(error);
+      throw error;
+    });
+  }
+
+  // Every form of node-postgres's query() (text, config object, callback or
+  // promise) passes through; only a text query gets the deadline's timeout,
+  // the one form TypeORM uses.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  override query(...input: any[]): any {
+    let args: unknown[] = input;
+    const remaining = remainingMs();
+    const callbackAt = args.findIndex((arg) => typeof arg === 'function');
+    if (remaining !== undefined && remaining <= 0) {
+      const error = new DeadlineExceededError();
+      if (callbackAt < 0) return Promise.reject(error);
+      process.nextTick(args[callbackAt] as Callback, error);
+      return undefined;
+    }
+    if (
+      remaining !== undefined &&
+      remaining < this.statementTimeoutMs &&
+      typeof args[0] === 'string'
+    ) {
+      const values: unknown = Array.isArray(args[1]) ? args[1] : undefined;
+      args = [{ text: args[0], values, query_timeout: remaining }, ...args.slice(values ? 2 : 1)];
+    }
+    if (callbackAt >= 0) {
+      const at = args.findIndex((arg) => typeof arg === 'function');
+      const callback = args[at] as Callback;
+      args[at] = (error: Error | undefined, ...rest: unknown[]) => {
+        if (error) this.unfitAfter(error);
+        callback(error, ...rest);
+      };
+    }
+    const result: unknown = super.query(...(args as [string]));
+    if (!(result instanceof Promise)) return result;
+    return result.catch((error: unknown) => {
+      this.unfitAfter(error);
+      throw error;
+    });
+  }
+
+  private unfitAfter(error: unknown): void {
+    if (!poisonsConnection(error)) return;
+    if (signalsFailover(error)) this.tracker.failedOver(this.target);
+    this.end().catch(() => undefined);
+  }
+}
+
+/** A connection to a server that takes no writes (a standby, a primary being demoted) is no use here. */
+export async function assertWritable(client: FailoverClient): Promise<void> {
+  const { rows } = (await client.query('SHOW transaction_read_only')) as pg.QueryResult<{
+    transaction_read_only: string;
+  }>;
+  if (rows[0]?.transaction_read_only !== 'off') {
+    client.tracker.notPrimary(client.target);
+    throw new NoConnectionError(
+      `${client.target.host}:${client.target.port} takes no writes (a standby, or a primary being demoted)`,
+    );
+  }
+}

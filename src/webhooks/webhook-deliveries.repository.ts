@@ -67,10 +67,10 @@ type RecordSlot =
   | 'nextAttemptAt'
   | 'finishedAt';
 
-/** The event id: `msg_` and 32 random hex digits, made by the database for each row of the outbox write. */
 /** The placeholders of enqueueForCreatedSql. */
 export type EventSlot = 'eventPayload' | 'eventNow' | 'eventTraceParent';
 
+/** The event id: `msg_` and 32 random hex digits, made by the database for each row of the outbox write. */
 const EVENT_ID = {
   postgres: `'msg_' || replace(gen_random_uuid()::text, '-', '')`,
   sqlite: `'msg_' || lower(hex(randomblob(16)))`,

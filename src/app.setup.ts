@@ -11,7 +11,7 @@ import { OwnerRequests } from './auth/owner-requests.js';
 import { RequestAuthenticator } from './auth/request-authenticator.js';
 import { databaseKind } from './database/data-source-options.js';
 import { requestDeadline } from './database/database-work.interceptor.js';
-import { keepsDeadlines, withDeadline } from './database/request-deadline.js';
+import { addressParty, keepsDeadlines, withDeadline } from './database/request-scope.js';
 import { answerClientError } from './errors/client-error.handler.js';
 import { sendError } from './errors/http-error.filter.js';
 import { unsupportedCharset } from './http/content-charset.js';
@@ -189,7 +189,11 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
       // The token lookup is the first of the request's database work, within its deadline.
       const authenticate = () => authenticator.authenticate(request, reply);
       const expiresAt = requestDeadline(env.DB_REQUEST_DEADLINE_MS, reply.elapsedTime);
-      ({ owner } = await (deadlines ? withDeadline(expiresAt, authenticate) : authenticate()));
+      // The lookup shares the pool as its client address's work: the owner is not known yet.
+      const party = addressParty(request.ip);
+      ({ owner } = await (deadlines
+        ? withDeadline(expiresAt, authenticate, party)
+        : authenticate()));
     } catch (error) {
       const refusal = isUnknownRoute(request) ? unknownRouteRefusal(error, request) : error;
       return answerBeforeBody(refusal, request, reply, true);

@@ -12,7 +12,8 @@ const RETRY_AFTER = '2500ms';
  * A create wakes this instance's dispatcher, which goes on working long after
  * the create has answered. None of that work may keep the create's database
  * deadline: on PostgreSQL it would fail every statement once the deadline
- * passed, and a retry due later would never be sent.
+ * passed, and a retry due later would never be sent. (SQLite keeps no
+ * deadline, so there the test shows only that the retry is sent.)
  */
 describe.each(databaseKinds())('webhook delivery after the request that woke it, on %s', (kind) => {
   const t = useTestApp(kind, {

@@ -14,6 +14,9 @@ class CountingMetrics extends AuthMetrics {
   }
 }
 
+/** A response still open, as Node's ServerResponse is until its 'close'. */
+const response = () => Object.assign(new EventEmitter(), { destroyed: false });
+
 function ownerRequests(limit: number) {
   const config = { get: () => limit } as unknown as ConfigService<Environment, true>;
   const metrics = new CountingMetrics();
@@ -23,27 +26,36 @@ function ownerRequests(limit: number) {
 describe('OwnerRequests', () => {
   it("refuses an owner's request past the bound with a 429 and Retry-After, and counts it", () => {
     const { requests, metrics } = ownerRequests(2);
-    expect(requests.admit('alice', new EventEmitter())).toBeUndefined();
-    expect(requests.admit('alice', new EventEmitter())).toBeUndefined();
-    const refusal = requests.admit('alice', new EventEmitter());
+    expect(requests.admit('alice', response())).toBeUndefined();
+    expect(requests.admit('alice', response())).toBeUndefined();
+    const refusal = requests.admit('alice', response());
     expect(refusal).toBeInstanceOf(TooManyRequestsException);
     expect(refusal?.getStatus()).toBe(429);
     expect(refusal?.responseHeaders()).toEqual({ 'Retry-After': '1' });
     expect(refusal?.message).toMatch(/at most 2 at once/);
     expect(metrics.refused).toBe(1);
     // Another owner is not held to alice's count.
-    expect(requests.admit('bob', new EventEmitter())).toBeUndefined();
+    expect(requests.admit('bob', response())).toBeUndefined();
+  });
+
+  it('does not count a request whose connection closed while its token was looked up', () => {
+    const { requests } = ownerRequests(1);
+    const gone = Object.assign(response(), { destroyed: true });
+    expect(requests.admit('alice', gone)).toBeUndefined();
+    // Its 'close' came before: the place was never taken, and the next request gets it.
+    expect(requests.admit('alice', response())).toBeUndefined();
+    expect(requests.admit('alice', response())).toBeInstanceOf(TooManyRequestsException);
   });
 
   it('frees the place when the response closes (answered, or its connection gone), once', () => {
     const { requests } = ownerRequests(1);
-    const first = new EventEmitter();
+    const first = response();
     expect(requests.admit('alice', first)).toBeUndefined();
-    expect(requests.admit('alice', new EventEmitter())).toBeInstanceOf(TooManyRequestsException);
+    expect(requests.admit('alice', response())).toBeInstanceOf(TooManyRequestsException);
     first.emit('close');
     first.emit('close');
-    const second = new EventEmitter();
+    const second = response();
     expect(requests.admit('alice', second)).toBeUndefined();
-    expect(requests.admit('alice', new EventEmitter())).toBeInstanceOf(TooManyRequestsException);
+    expect(requests.admit('alice', response())).toBeInstanceOf(TooManyRequestsException);
   });
 });

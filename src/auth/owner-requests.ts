@@ -30,7 +30,13 @@ export class OwnerRequests {
    * Counts a request of `owner` until `response` closes; past the bound, the
    * 429 to answer instead (the request is then not counted).
    */
-  admit(owner: string, response: EventEmitter): TooManyRequestsException | undefined {
+  admit(
+    owner: string,
+    response: EventEmitter & { readonly destroyed: boolean },
+  ): TooManyRequestsException | undefined {
+    // Closed already (its client hung up while its token was looked up): its
+    // 'close' has come and gone, so it is not counted, nor answered.
+    if (response.destroyed) return undefined;
     const current = this.inFlight.get(owner) ?? 0;
     if (current >= this.limit) {
       this.metrics.fairShareRefused();

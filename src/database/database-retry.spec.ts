@@ -3,7 +3,7 @@ import { QueryFailedError } from 'typeorm';
 import { describe, expect, it } from 'vitest';
 import { DeadlineExceededError, NoConnectionError } from './database-errors.js';
 import { retryOnce } from './database-retry.js';
-import { withDeadline } from './request-deadline.js';
+import { withDeadline } from './request-scope.js';
 
 function readOnly(): QueryFailedError {
   const error = new pg.DatabaseError(

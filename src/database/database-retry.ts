@@ -1,5 +1,5 @@
 import { DeadlineExceededError, isDatabaseUnavailable, nothingRan } from './database-errors.js';
-import { remainingMs } from './request-deadline.js';
+import { remainingMs } from './request-scope.js';
 
 /**
  * When a failed piece of database work may be run again:

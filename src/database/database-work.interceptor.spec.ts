@@ -5,7 +5,7 @@ import { defer, lastValueFrom, of } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { Environment } from '../config/environment.js';
 import { DatabaseWorkInterceptor } from './database-work.interceptor.js';
-import { remainingMs } from './request-deadline.js';
+import { remainingMs } from './request-scope.js';
 
 const BUDGET_MS = 10_000;
 

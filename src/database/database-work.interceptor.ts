@@ -12,7 +12,7 @@ import type { Environment } from '../config/environment.js';
 import { databaseKind } from './data-source-options.js';
 import { retryOnce, type RetryPolicy } from './database-retry.js';
 import { SAFE_TO_REPEAT } from './safe-to-repeat.decorator.js';
-import { keepsDeadlines, withDeadline } from './request-deadline.js';
+import { keepsDeadlines, ownerParty, withDeadline } from './request-scope.js';
 
 /** The deadline of a request that arrived `elapsedMs` ago. */
 export function requestDeadline(budgetMs: number, elapsedMs: number): number {
@@ -55,6 +55,7 @@ export class DatabaseWorkInterceptor implements NestInterceptor {
     const work = () => retryOnce(policy, () => lastValueFrom(next.handle()));
     // The owner, set by authentication: the pool shares its connections between owners.
     const owner = (request as { user?: { owner?: string } }).user?.owner;
-    return from(this.deadlines ? withDeadline(expiresAt, work, owner) : work());
+    const party = owner === undefined ? undefined : ownerParty(owner);
+    return from(this.deadlines ? withDeadline(expiresAt, work, party) : work());
   }
 }

@@ -6,7 +6,7 @@ import {
   signalsFailover,
 } from './database-errors.js';
 import type { PostgresHost } from './postgres-url.js';
-import { remainingMs } from './request-deadline.js';
+import { remainingMs } from './request-scope.js';
 
 /**
  * Where new connections go, and which connections date from before the last

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { NoConnectionError } from './database-errors.js';
 import { FailoverPool, type FailoverPoolOptions } from './failover-pool.js';
 import { parsePostgresUrl } from './postgres-url.js';
-import { withDeadline } from './request-deadline.js';
+import { withDeadline } from './request-scope.js';
 
 const adminUrl = inject('postgresAdminUrl');
 

@@ -3,7 +3,7 @@ import { DeadlineExceededError, NoConnectionError, permanentFailure } from './da
 import { assertWritable, FailoverClient, PrimaryTracker } from './failover-client.js';
 import { FairPoolGate } from './fair-pool-gate.js';
 import type { PostgresHost } from './postgres-url.js';
-import { currentOwner, remainingMs } from './request-deadline.js';
+import { currentParty, remainingMs } from './request-scope.js';
 
 const POOL_TIMEOUT = 'timeout exceeded when trying to connect';
 
@@ -68,7 +68,7 @@ export class FailoverPool extends pg.Pool {
   /** A connection once the owner's turn comes; its release gives the turn back. */
   private async acquireFairly(gate: FairPoolGate): Promise<pg.PoolClient> {
     const timeoutMs = this.options.connectionTimeoutMillis || 5000;
-    const leave = await gate.enter(currentOwner() ?? '', timeoutMs, remainingMs());
+    const leave = await gate.enter(currentParty(), timeoutMs, remainingMs());
     let client: pg.PoolClient;
     try {
       client = await this.acquire();

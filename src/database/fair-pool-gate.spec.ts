@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { DeadlineExceededError, NoConnectionError } from './database-errors.js';
-import { FairPoolGate, type Leave } from './fair-pool-gate.js';
+import { DeadlineExceededError, isDatabaseUnavailable, nothingRan } from './database-errors.js';
+import { FairPoolGate, type Leave, PoolFullError } from './fair-pool-gate.js';
 
 /** Enters and records the order in which parties were let in. */
 function recorder(gate: FairPoolGate) {
@@ -44,7 +44,10 @@ describe('FairPoolGate', () => {
     // 3, then 2) gets the first two, though a's waiters came first; then a.
     expect(order).toEqual(['b', 'b', 'a', 'a']);
     expect(Object.fromEntries(gate.holdings())).toEqual({ a: 2, b: 2 });
-    void waiting;
+    // The last of a's waiters gets the next place given back.
+    (await waiting[0])();
+    await waiting[4];
+    expect(order.at(-1)).toBe('a');
   });
 
   it('gives a place back once, however often its leave is called', async () => {
@@ -56,7 +59,11 @@ describe('FairPoolGate', () => {
     expect(gate.holdings().size).toBe(0);
     await enter('b');
     const third = gate.enter('c', 20);
-    await expect(third).rejects.toBeInstanceOf(NoConnectionError);
+    await expect(third).rejects.toBeInstanceOf(PoolFullError);
+    // A 503, but no proof that nothing ran: as pg-pool's own timeout, never retried for a delete.
+    const error = await third.catch((failure: unknown) => failure);
+    expect(isDatabaseUnavailable(error)).toBe(true);
+    expect(nothingRan(error)).toBe(false);
   });
 
   it('fails a wait after the connect timeout, or after the deadline when that is sooner, and forgets the waiter', async () => {

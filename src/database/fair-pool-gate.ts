@@ -1,4 +1,19 @@
-import { DeadlineExceededError, NoConnectionError } from './database-errors.js';
+import { DeadlineExceededError } from './database-errors.js';
+
+/**
+ * No connection was free within DB_CONNECT_TIMEOUT_MS. Worded as pg-pool
+ * words its own timeout, and classified alike (database-errors.ts): a 503,
+ * retried only where the route is safe to repeat, since another wait would
+ * mostly make the request later.
+ */
+export class PoolFullError extends Error {
+  constructor(timeoutMs: number) {
+    super(
+      `timeout exceeded when trying to connect: no database connection was free within ${timeoutMs} ms (DB_CONNECT_TIMEOUT_MS)`,
+    );
+    this.name = 'PoolFullError';
+  }
+}
 
 interface Waiter {
   party: string;
@@ -47,13 +62,7 @@ export class FairPoolGate {
       const timer = setTimeout(
         () => {
           this.waiting.splice(this.waiting.indexOf(waiter), 1);
-          reject(
-            deadlineFirst
-              ? new DeadlineExceededError()
-              : new NoConnectionError(
-                  `no database connection was free within ${timeoutMs} ms (DB_CONNECT_TIMEOUT_MS)`,
-                ),
-          );
+          reject(deadlineFirst ? new DeadlineExceededError() : new PoolFullError(timeoutMs));
         },
         Math.max(0, deadlineFirst ? deadlineMs : timeoutMs),
       );

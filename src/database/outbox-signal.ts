@@ -1,5 +1,5 @@
+import { AsyncResource } from 'node:async_hooks';
 import { Injectable } from '@nestjs/common';
-import { outsideRequest } from './request-deadline.js';
 
 /**
  * Tells a background worker of this process that rows were just committed
@@ -10,22 +10,23 @@ import { outsideRequest } from './request-deadline.js';
 export class OutboxSignal {
   private readonly listeners = new Set<() => void>();
 
-  /**
-   * Called by a request once its rows are committed. The listeners run
-   * outside that request's deadline: a worker woken here goes on (its
-   * statements, its timers) long after the request has answered, and work
-   * that kept the request's deadline would fail every statement once it
-   * passed, so that the worker stalls until the next restart.
-   */
+  /** Called by a request once its rows are committed. */
   notify(): void {
-    outsideRequest(() => {
-      for (const listener of this.listeners) listener();
-    });
+    for (const listener of this.listeners) listener();
   }
 
-  /** Returns the function that unsubscribes. */
+  /**
+   * Returns the function that unsubscribes. The listener runs in the async
+   * context it was subscribed in (the worker's, at start-up), never in the
+   * notifying request's: a worker woken here goes on (its statements, its
+   * timers) long after the request has answered. Had it kept the request's
+   * database deadline (request-scope.ts), every statement would fail once
+   * that passed and the worker would stall until a restart; had it kept the
+   * request's trace, its spans and log lines would name that request.
+   */
   subscribe(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    const bound = AsyncResource.bind(listener);
+    this.listeners.add(bound);
+    return () => this.listeners.delete(bound);
   }
 }

@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { OutboxSignal } from '../database/outbox-signal.js';
-import { outsideDeadline } from '../database/request-deadline.js';
+import { laterOnBehalfOfThisRequest } from '../database/request-scope.js';
 import { Transactions } from '../database/transactions.js';
 import { PlantMetrics } from '../metrics/plant-metrics.js';
 import { currentTraceparent } from '../tracing/trace-hooks.js';
@@ -172,12 +172,13 @@ export class PlantsService {
       return { complete: true, plants, next };
     }
     const remaining = (limit ?? Infinity) - first.length;
+    const later = laterOnBehalfOfThisRequest();
     return {
       complete: false,
       plants,
-      // Read while the answer is written, at its client's pace: outside the request's deadline.
+      // Read while the answer is written, at its client's pace: without the request's deadline.
       rest: pagesAfter(
-        (size, after) => outsideDeadline(() => this.plants.page(owner, size, after)),
+        (size, after) => later(() => this.plants.page(owner, size, after)),
         first,
         remaining,
         through,

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import {
+  currentParty,
+  laterOnBehalfOfThisRequest,
+  ownerParty,
+  remainingMs,
+  withDeadline,
+} from './request-scope.js';
+
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('the request scope', () => {
+  it("carries the deadline and the party through the request's async work", async () => {
+    await withDeadline(
+      Date.now() + 1000,
+      async () => {
+        await nextTurn();
+        expect(remainingMs()).toBeGreaterThan(0);
+        expect(currentParty()).toBe('owner:alice');
+      },
+      ownerParty('alice'),
+    );
+  });
+
+  it('is the background party, with no deadline, outside a request', () => {
+    expect(remainingMs()).toBeUndefined();
+    expect(currentParty()).toBe('background');
+  });
+
+  it("runs work taken for later on the request's party without its deadline, wherever it is called from", async () => {
+    const later = withDeadline(Date.now() + 1000, laterOnBehalfOfThisRequest, ownerParty('alice'));
+    // Called from outside the request's async context, as a stream pulls its next page.
+    await nextTurn();
+    expect(later(() => [currentParty(), remainingMs()])).toEqual(['owner:alice', undefined]);
+  });
+
+  it('enters no scope for later work when the request had none (SQLite)', () => {
+    const later = laterOnBehalfOfThisRequest();
+    expect(later(() => currentParty())).toBe('background');
+  });
+});

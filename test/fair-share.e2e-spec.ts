@@ -1,5 +1,6 @@
 import { connect, type Socket } from 'node:net';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TokensService } from '../src/auth/tokens.service.js';
 import { expectError } from './support/expect-error.js';
 import { listen } from './support/listen.js';
 import { runSql } from './support/seed.js';
@@ -29,10 +30,13 @@ function stalledList(url: string, auth: string): Promise<Socket> {
 describe.each(databaseKinds())("each owner's requests in flight, on %s", (kind) => {
   const t = useTestApp(kind, { FAIR_SHARE_MAX_IN_FLIGHT: String(BOUND) });
   const sockets: Socket[] = [];
+  let url: string;
+  beforeAll(async () => {
+    url = await listen(t.current);
+  });
   afterAll(() => sockets.forEach((socket) => socket.destroy()));
 
   it('are bounded: past the bound a 429 with Retry-After, other owners unaffected, the places free again once the lists end', async () => {
-    const url = await listen(t.current);
     const busy = await t.current.newCaller();
     const other = await t.current.newCaller();
     await runSql(t.current.database, {
@@ -68,5 +72,40 @@ describe.each(databaseKinds())("each owner's requests in flight, on %s", (kind) 
       status = (await list(busy.auth)).status;
     }
     expect(status).toBe(200);
+  });
+
+  it('gives back the place of a request whose client hangs up while its token is looked up', async () => {
+    const caller = await t.current.newCaller();
+    const { hostname, port } = new URL(url);
+    // A slow token lookup, as on a busy database: the clients give up during it.
+    const tokens = t.current.app.get(TokensService);
+    const callerOf = tokens.callerOf;
+    const lookups: Promise<unknown>[] = [];
+    tokens.callerOf = (token: string) => {
+      const lookup = new Promise((resolve) => setTimeout(resolve, 150)).then(() =>
+        callerOf.call(tokens, token),
+      );
+      lookups.push(lookup);
+      return lookup;
+    };
+    try {
+      for (let i = 0; i < BOUND + 1; i++) {
+        const started = lookups.length;
+        const socket = connect(Number(port), hostname, () =>
+          socket.write(`GET /plants HTTP/1.1\r\nhost: x\r\nauthorization: ${caller.auth}\r\n\r\n`),
+        );
+        socket.on('error', () => undefined);
+        // Hung up once its lookup has begun.
+        while (lookups.length === started) await new Promise((resolve) => setImmediate(resolve));
+        socket.destroy();
+      }
+      // Every lookup ends after its client has gone; then the authentication step goes on.
+      await Promise.allSettled(lookups);
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      tokens.callerOf = callerOf;
+    }
+    const list = await t.current.http().get('/plants?limit=1').set('Authorization', caller.auth);
+    expect(list.status).toBe(200);
   });
 });

@@ -6,7 +6,7 @@ import type {
   CreatedPlantStatementPart,
   PlantCreatedEvents,
 } from '../plants/plant-created.port.js';
-import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
+import { WebhookOutboxRepository } from './webhook-outbox.repository.js';
 
 /**
  * The body of the plant-created webhook: the NewPlant as stored, with the id
@@ -25,7 +25,7 @@ export function plantCreatedEvent({ id, name, tag }: CreatedPlant): string {
  */
 @Injectable()
 export class PlantCreatedOutbox implements PlantCreatedEvents {
-  constructor(private readonly deliveries: WebhookDeliveriesRepository) {}
+  constructor(private readonly deliveries: WebhookOutboxRepository) {}
 
   /** The events' part of a create written as one statement (PostgreSQL only). */
   statementPart(created: string): CreatedPlantStatementPart {

@@ -11,11 +11,8 @@ import { WebhookMetrics } from '../metrics/webhook-metrics.js';
 import { inClientSpan } from '../tracing/trace-hooks.js';
 import { FairShare } from './fair-share.js';
 import { nextWait, retryAfterMs, withJitter } from './retry-schedule.js';
-import {
-  type AttemptRecord,
-  type ClaimedDelivery,
-  WebhookDeliveriesRepository,
-} from './webhook-deliveries.repository.js';
+import { type AttemptRecord, DeliveryAttemptsRepository } from './delivery-attempts.repository.js';
+import { type ClaimedDelivery, DeliveryClaimsRepository } from './delivery-claims.repository.js';
 import { WebhookSender } from './webhook-sender.js';
 import { WebhookSettings } from './webhook-settings.js';
 import { WebhookSubscriptionsRepository } from './webhook-subscriptions.repository.js';
@@ -25,7 +22,7 @@ const SHUTDOWN_GRACE_MS = 5000;
 
 /**
  * Runs in every instance: claims due deliveries (a lease per delivery, see
- * WebhookDeliveriesRepository), sends them with at most `concurrency` in
+ * DeliveryClaimsRepository), sends them with at most `concurrency` in
  * flight, and no more per subscription and per owner than FairShare allows
  * (a claim takes only what may start), and records each attempt: delivered on a 2xx, the subscription
  * disabled on a 410, otherwise a retry after the next wait of the schedule
@@ -46,7 +43,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private unsubscribe = (): void => {};
 
   constructor(
-    private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly deliveries: DeliveryClaimsRepository,
+    private readonly attempts: DeliveryAttemptsRepository,
     private readonly subscriptions: WebhookSubscriptionsRepository,
     private readonly sender: WebhookSender,
     private readonly settings: WebhookSettings,
@@ -191,7 +189,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private async disable(delivery: ClaimedDelivery): Promise<void> {
     await this.transactions.run(async (manager) => {
       await this.subscriptions.disable(manager, delivery.subscriptionId, Date.now());
-      await this.deliveries.dropPending(
+      await this.attempts.dropPending(
         manager,
         delivery.subscriptionId,
         delivery.id,
@@ -240,12 +238,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     attempts: number,
     outcome: AttemptRecord,
   ): Promise<void> {
-    const held = await this.deliveries.recordAttempt(
-      delivery.id,
-      this.instanceId,
-      attempts,
-      outcome,
-    );
+    const held = await this.attempts.recordAttempt(delivery.id, this.instanceId, attempts, outcome);
     if (!held)
       this.logger.warn(`webhook ${delivery.id}: lease lost before the attempt was recorded`);
   }

@@ -4,7 +4,7 @@ import {
   type OnApplicationBootstrap,
   type OnModuleDestroy,
 } from '@nestjs/common';
-import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
+import { DeliveryRetentionRepository } from './delivery-retention.repository.js';
 import { WebhookSettings } from './webhook-settings.js';
 
 /** Rows one DELETE removes at most: short statements, short locks, whatever the backlog. */
@@ -31,7 +31,7 @@ export class WebhookRetention implements OnApplicationBootstrap, OnModuleDestroy
   private stopping = false;
 
   constructor(
-    private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly deliveries: DeliveryRetentionRepository,
     private readonly settings: WebhookSettings,
   ) {}
 

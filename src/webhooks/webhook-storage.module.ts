@@ -5,7 +5,11 @@ import type { Environment } from '../config/environment.js';
 import { PLANT_CREATED_EVENTS } from '../plants/plant-created.port.js';
 import { HostResolver } from './host-resolver.js';
 import { PlantCreatedOutbox } from './plant-created.outbox.js';
-import { WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
+import { DeliveryAttemptsRepository } from './delivery-attempts.repository.js';
+import { DeliveryClaimsRepository } from './delivery-claims.repository.js';
+import { DeliveryRetentionRepository } from './delivery-retention.repository.js';
+import { OwnerDeliveriesRepository } from './owner-deliveries.repository.js';
+import { WebhookOutboxRepository } from './webhook-outbox.repository.js';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
 import { WebhookSettings } from './webhook-settings.js';
 import { WebhookSubscription } from './webhook-subscription.entity.js';
@@ -38,7 +42,11 @@ function settingsFrom(config: ConfigService<Environment, true>): WebhookSettings
   providers: [
     { provide: WebhookSettings, inject: [ConfigService], useFactory: settingsFrom },
     WebhookSubscriptionsRepository,
-    WebhookDeliveriesRepository,
+    WebhookOutboxRepository,
+    DeliveryClaimsRepository,
+    DeliveryAttemptsRepository,
+    DeliveryRetentionRepository,
+    OwnerDeliveriesRepository,
     PlantCreatedOutbox,
     { provide: PLANT_CREATED_EVENTS, useExisting: PlantCreatedOutbox },
     HostResolver,
@@ -47,7 +55,10 @@ function settingsFrom(config: ConfigService<Environment, true>): WebhookSettings
     HostResolver,
     WebhookSettings,
     WebhookSubscriptionsRepository,
-    WebhookDeliveriesRepository,
+    DeliveryClaimsRepository,
+    DeliveryAttemptsRepository,
+    DeliveryRetentionRepository,
+    OwnerDeliveriesRepository,
     PLANT_CREATED_EVENTS,
   ],
 })

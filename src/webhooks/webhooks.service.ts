@@ -12,7 +12,7 @@ import { WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
 import { CreatedWebhookDto, WebhookDto, WebhookSecretDto } from './dto/webhook.dto.js';
 import { DELIVERIES_LIMIT_DEFAULT } from './dto/list-deliveries.query.js';
 import type { PagePosition, PageQuery } from './dto/page.query.js';
-import { type DeliveryRow, WebhookDeliveriesRepository } from './webhook-deliveries.repository.js';
+import { type DeliveryRow, OwnerDeliveriesRepository } from './owner-deliveries.repository.js';
 import { WebhookSettings } from './webhook-settings.js';
 import { newWebhookSecret } from './webhook-signature.js';
 import {
@@ -77,7 +77,7 @@ function pageOf<Row extends PagePosition, Dto>(
 export class WebhooksService {
   constructor(
     private readonly subscriptions: WebhookSubscriptionsRepository,
-    private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly deliveries: OwnerDeliveriesRepository,
     private readonly settings: WebhookSettings,
     private readonly resolver: HostResolver,
     private readonly outbox: OutboxSignal,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { storableError } from './webhook-deliveries.repository.js';
+import { storableError } from './delivery-attempts.repository.js';
 
 describe('storableError', () => {
   it('keeps a short error as it is, and no error as none', () => {

@@ -1,0 +1,90 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { LessThan, MoreThanOrEqual, Not, type Repository } from 'typeorm';
+import { Transactions } from '../database/transactions.js';
+import type { PagePosition } from './dto/page.query.js';
+import { WebhookDelivery } from './webhook-delivery.entity.js';
+
+/** A delivery as the deliveries list shows it. */
+export type DeliveryRow = Pick<
+  WebhookDelivery,
+  'id' | 'state' | 'attempts' | 'lastStatus' | 'lastError' | 'nextAttemptAt' | 'createdAt'
+>;
+
+/** A delivery sent again: due now, its schedule from the start; the last outcome stays until the next attempt. */
+const AGAIN = (now: number) => ({
+  state: 'pending' as const,
+  attempts: 0,
+  nextAttemptAt: now,
+  finishedAt: null,
+  leaseOwner: null,
+  leaseUntil: null,
+});
+
+/** An owner's view of a subscription's deliveries: the list, a redelivery, a recovery. */
+@Injectable()
+export class OwnerDeliveriesRepository {
+  constructor(
+    @InjectRepository(WebhookDelivery) private readonly deliveries: Repository<WebhookDelivery>,
+    private readonly transactions: Transactions,
+  ) {}
+
+  /** The subscription's latest deliveries, newest first (id breaks ties), before `before` when given (keyset paging). */
+  latestOf(subscriptionId: string, limit: number, before?: PagePosition): Promise<DeliveryRow[]> {
+    // take: 0 would mean no limit at all.
+    if (limit === 0) return Promise.resolve([]);
+    return this.deliveries.find({
+      select: {
+        id: true,
+        state: true,
+        attempts: true,
+        lastStatus: true,
+        lastError: true,
+        nextAttemptAt: true,
+        createdAt: true,
+      },
+      where: before
+        ? [
+            { subscriptionId, createdAt: LessThan(before.createdAt) },
+            { subscriptionId, createdAt: before.createdAt, id: LessThan(before.id) },
+          ]
+        : { subscriptionId },
+      order: { createdAt: 'DESC', id: 'DESC' },
+      take: limit,
+    });
+  }
+
+  /**
+   * Makes the subscription's delivery `id` pending again, due `now`, with a
+   * fresh schedule (attempts back to 0) and the same event id; unless it is
+   * pending already. Returns whether it did, or what the delivery is.
+   */
+  async redeliver(
+    subscriptionId: string,
+    id: string,
+    now: number,
+  ): Promise<'redelivered' | 'pending' | 'unknown'> {
+    const affected = await this.transactions.write(async (manager) => {
+      const result = await manager.update(
+        WebhookDelivery,
+        { subscriptionId, id, state: Not('pending') },
+        AGAIN(now),
+      );
+      return result.affected ?? 0;
+    });
+    if (affected > 0) return 'redelivered';
+    return (await this.deliveries.existsBy({ subscriptionId, id })) ? 'pending' : 'unknown';
+  }
+
+  /** Makes every failed delivery of the subscription created at or after `since` pending again, due `now`. */
+  async recover(subscriptionId: string, since: number, now: number): Promise<number> {
+    return this.transactions.write(async (manager) => {
+      const result = await manager.update(
+        WebhookDelivery,
+        { subscriptionId, state: 'failed', createdAt: MoreThanOrEqual(since) },
+        AGAIN(now),
+      );
+      return result.affected ?? 0;
+    });
+  }
+}

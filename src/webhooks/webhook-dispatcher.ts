@@ -10,7 +10,7 @@ import { Transactions } from '../database/transactions.js';
 import { WebhookMetrics } from '../metrics/webhook-metrics.js';
 import { inClientSpan } from '../tracing/trace-hooks.js';
 import { FairShare } from './fair-share.js';
-import { nextWait, retryAfterMs, withJitter } from './retry-schedule.js';
+import { attemptOutcome } from './attempt-outcome.js';
 import { type AttemptRecord, DeliveryAttemptsRepository } from './delivery-attempts.repository.js';
 import { type ClaimedDelivery, DeliveryClaimsRepository } from './delivery-claims.repository.js';
 import { WebhookSender } from './webhook-sender.js';
@@ -173,7 +173,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       await this.deliveries.releaseClaim(delivery.id, this.instanceId);
       return;
     }
-    const outcome = this.outcomeOf(result, attempts);
+    const outcome = attemptOutcome(result, attempts, this.settings, Date.now());
     this.metrics.deliveryAttempted(outcome.kind, seconds);
     // No secret, signature or body: the event, where, and how it went.
     this.logger.log(
@@ -196,41 +196,6 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
         'subscription disabled: receiver answered 410 Gone',
       );
     });
-  }
-
-  private outcomeOf(
-    result: Awaited<ReturnType<WebhookSender['send']>>,
-    attempts: number,
-  ): { kind: 'delivered' | 'retry' | 'failed' | 'disabled'; record: AttemptRecord } {
-    const lastStatus = result.status ?? null;
-    if (result.status !== undefined && result.status >= 200 && result.status < 300) {
-      return {
-        kind: 'delivered',
-        record: { state: 'delivered', lastStatus, lastError: null, nextAttemptAt: null },
-      };
-    }
-    const lastError =
-      result.status === undefined
-        ? result.error
-        : `receiver answered ${result.status}${result.excerpt ? `: ${result.excerpt}` : ''}`;
-    if (result.status === 410) {
-      return {
-        kind: 'disabled',
-        record: { state: 'failed', lastStatus, lastError, nextAttemptAt: null },
-      };
-    }
-    const wait = this.settings.retrySchedule[attempts - 1];
-    if (wait === undefined) {
-      return {
-        kind: 'failed',
-        record: { state: 'failed', lastStatus, lastError, nextAttemptAt: null },
-      };
-    }
-    const now = Date.now();
-    // A 429/503 may ask for a longer back-off (Retry-After); the sender keeps it only for those.
-    const asked = result.status === undefined ? undefined : retryAfterMs(result.retryAfter, now);
-    const nextAttemptAt = now + nextWait(withJitter(wait), asked, this.settings.longestRetryWaitMs);
-    return { kind: 'retry', record: { state: 'pending', lastStatus, lastError, nextAttemptAt } };
   }
 
   private async record(

@@ -26,12 +26,14 @@ import { RecoverDeliveriesDto } from './dto/recover-deliveries.dto.js';
 import { WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
 import { CreatedWebhookDto, WebhookDto, WebhookSecretDto } from './dto/webhook.dto.js';
 import {
-  ApiCreateWebhook,
-  ApiDeleteWebhook,
   ApiListWebhookDeliveries,
-  ApiListWebhooks,
   ApiRecoverWebhookDeliveries,
   ApiRetryWebhookDelivery,
+} from './webhook-deliveries.openapi.js';
+import {
+  ApiCreateWebhook,
+  ApiDeleteWebhook,
+  ApiListWebhooks,
   ApiRotateWebhookSecret,
 } from './webhooks.openapi.js';
 import { WebhooksService } from './webhooks.service.js';

@@ -1,6 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
 import {
-  ApiAcceptedResponse,
   ApiBody,
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -16,10 +15,7 @@ import {
   ApiErrorResponses,
   type OperationErrors,
 } from '../errors/api-error-responses.decorator.js';
-import { DELIVERIES_LIMIT, DELIVERIES_LIMIT_DEFAULT } from './dto/list-deliveries.query.js';
 import { CreateWebhookDto } from './dto/create-webhook.dto.js';
-import { RecoverDeliveriesDto, SINCE_RULE } from './dto/recover-deliveries.dto.js';
-import { WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
 import { CreatedWebhookDto, WebhookDto, WebhookSecretDto } from './dto/webhook.dto.js';
 
 /*
@@ -29,17 +25,18 @@ import { CreatedWebhookDto, WebhookDto, WebhookSecretDto } from './dto/webhook.d
  */
 
 // Ids are UUIDs the service made; anything else names no subscription (a 404 like an unknown one).
-const ID_PARAM = ApiParam({
+export const ID_PARAM = ApiParam({
   name: 'id',
   description: 'The subscription id',
   schema: { type: 'string', format: 'uuid', example: '3f1c2a8e-9b7d-4c55-a1e2-6f0d4b8c9e11' },
 });
 
-const NOT_FOUND = ['no webhook subscription with this id'];
-const MANAGE_SCOPE = 'the access token lacks the scope this operation needs: webhooks:manage';
+export const NOT_FOUND = ['no webhook subscription with this id'];
+export const MANAGE_SCOPE =
+  'the access token lacks the scope this operation needs: webhooks:manage';
 
 /** The errors of an operation on one subscription that takes no input but its id. */
-const ON_A_SUBSCRIPTION: OperationErrors = {
+export const ON_A_SUBSCRIPTION: OperationErrors = {
   401: true,
   403: [MANAGE_SCOPE],
   404: NOT_FOUND,
@@ -145,116 +142,6 @@ export function ApiDeleteWebhook(): MethodDecorator {
     ID_PARAM,
     ApiNoContentResponse({ description: 'The subscription was deleted' }),
     ApiErrorResponses(ON_A_SUBSCRIPTION),
-  );
-}
-
-export function ApiListWebhookDeliveries(): MethodDecorator {
-  return applyDecorators(
-    ApiOperation({
-      operationId: 'listWebhookDeliveries',
-      summary: 'The latest deliveries of a subscription',
-      description:
-        'Newest first: each event, its state, attempts and the last outcome. While older deliveries remain, the Link header carries the next page (rel="next").',
-    }),
-    ID_PARAM,
-    ApiLimitQuery(
-      DELIVERIES_LIMIT,
-      `At most this many deliveries (default ${DELIVERIES_LIMIT_DEFAULT})`,
-    ),
-    ApiAfterQuery(),
-    ApiOkResponse({
-      type: WebhookDeliveryDto,
-      isArray: true,
-      description: 'Newest first',
-      headers: NEXT_LINK_HEADER,
-      examples: {
-        deliveries: {
-          summary: 'A retried delivery and a delivered one',
-          value: [
-            {
-              eventId: 'msg_9c4f0e1a2b3d4c5e6f708192a3b4c5d6',
-              state: 'pending',
-              attempts: 1,
-              lastStatus: 500,
-              lastError: 'receiver answered 500: busy',
-              nextAttemptAt: '2026-11-24T12:00:06.000Z',
-              createdAt: '2026-11-24T12:00:01.000Z',
-            },
-            {
-              eventId: 'msg_5b0e3c7d9a1f4e2b8c6d0a9f1e3b5c7d',
-              state: 'delivered',
-              attempts: 1,
-              lastStatus: 200,
-              createdAt: '2026-11-24T12:00:00.000Z',
-            },
-          ],
-        },
-      },
-    }),
-    ApiErrorResponses({ 400: [limitRule(DELIVERIES_LIMIT), CURSOR_RULE], ...ON_A_SUBSCRIPTION }),
-  );
-}
-
-const EVENT_ID_PARAM = ApiParam({
-  name: 'eventId',
-  description: 'The event id, as the deliveries list shows it (the webhook-id header)',
-  schema: { type: 'string', example: 'msg_9c4f0e1a2b3d4c5e6f708192a3b4c5d6' },
-});
-
-const DISABLED =
-  'this subscription is disabled (its receiver answered 410 Gone): subscribe the URL again';
-
-export function ApiRetryWebhookDelivery(): MethodDecorator {
-  return applyDecorators(
-    ApiOperation({
-      operationId: 'retryWebhookDelivery',
-      summary: 'Send a delivery again',
-      description:
-        'A delivered or failed delivery is sent again now, with the same `webhook-id` and a fresh retry schedule. A pending one is a 409.',
-    }),
-    ID_PARAM,
-    EVENT_ID_PARAM,
-    ApiAcceptedResponse({ description: 'The delivery is pending again' }),
-    ApiErrorResponses({
-      401: true,
-      403: [MANAGE_SCOPE],
-      404: [...NOT_FOUND, 'no delivery with this event id for this webhook subscription'],
-      414: true,
-      409: ['this delivery is pending: it is sent again on its own', DISABLED],
-      429: true,
-      500: true,
-      503: true,
-    }),
-  );
-}
-
-export function ApiRecoverWebhookDeliveries(): MethodDecorator {
-  return applyDecorators(
-    ApiOperation({
-      operationId: 'recoverWebhookDeliveries',
-      summary: 'Send failed deliveries again',
-      description:
-        'Every failed delivery of the subscription created at or after `since` is sent again, each with its own `webhook-id` and a fresh retry schedule.',
-    }),
-    ID_PARAM,
-    ApiBody({
-      type: RecoverDeliveriesDto,
-      examples: { since: { summary: 'Since noon UTC', value: { since: '2026-11-24T12:00:00Z' } } },
-    }),
-    ApiAcceptedResponse({ description: 'The failed deliveries are pending again' }),
-    ApiErrorResponses({
-      400: [SINCE_RULE],
-      401: true,
-      403: [MANAGE_SCOPE],
-      404: NOT_FOUND,
-      414: true,
-      409: [DISABLED],
-      413: true,
-      415: true,
-      429: true,
-      500: true,
-      503: true,
-    }),
   );
 }
 

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { loadEnvironment } from './config/load-environment.js';
-import { initializeOrExplain } from './database/database-errors.js';
+import { initializeOrExplain } from './database/initialize-or-explain.js';
 import { dataSourceOptions } from './database/data-source-options.js';
 import { runMigrations } from './database/run-migrations.js';
 import { PinoNestLogger } from './logging/pino-nest.logger.js';

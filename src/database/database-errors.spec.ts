@@ -4,13 +4,13 @@ import { describe, expect, it } from 'vitest';
 import {
   DeadlineExceededError,
   isDatabaseUnavailable,
-  MalformedDatabaseUrlError,
   NoConnectionError,
   nothingRan,
   permanentFailure,
   poisonsConnection,
   signalsFailover,
 } from './database-errors.js';
+import { MalformedDatabaseUrlError } from './postgres-url.js';
 
 /** An ErrorResponse as node-postgres makes it from the server's message. */
 function serverError(code: string, message = 'from the server'): pg.DatabaseError {

@@ -1,3 +1,4 @@
+import { MalformedDatabaseUrlError } from './postgres-url.js';
 import { QueryFailedError, QueryRunnerAlreadyReleasedError } from 'typeorm';
 
 function codeOf(error: unknown): string | undefined {
@@ -188,38 +189,4 @@ export function permanentFailure(error: unknown): string | undefined {
   }
   if (cause instanceof MalformedDatabaseUrlError) return cause.message;
   return undefined;
-}
-
-/** DATABASE_URL cannot be read as a PostgreSQL URL; the message says why, never the password. */
-export class MalformedDatabaseUrlError extends Error {
-  constructor(problem: string) {
-    super(`DATABASE_URL is not a usable PostgreSQL URL: ${problem}`);
-    this.name = 'MalformedDatabaseUrlError';
-  }
-}
-
-/** Start-up met a permanent failure (permanentFailure): retrying cannot help, so it stops. */
-export class DatabaseMisconfiguredError extends Error {
-  constructor(message: string) {
-    // No `cause`: the message quotes it already, and the log would say it twice.
-    super(message);
-    this.name = 'DatabaseMisconfiguredError';
-  }
-}
-
-/**
- * Connects `dataSource` (start-up, the migrations job, the token command
- * line); a permanent failure becomes a DatabaseMisconfiguredError that names
- * it, which no one retries.
- */
-export async function initializeOrExplain<T extends { initialize(): Promise<T> }>(
-  dataSource: T,
-): Promise<T> {
-  try {
-    return await dataSource.initialize();
-  } catch (error) {
-    const permanent = permanentFailure(error);
-    if (permanent === undefined) throw error;
-    throw new DatabaseMisconfiguredError(permanent);
-  }
 }

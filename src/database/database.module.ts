@@ -3,7 +3,7 @@ import { ConfigService } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { Environment } from '../config/environment.js';
-import { DatabaseMisconfiguredError, initializeOrExplain } from './database-errors.js';
+import { DatabaseMisconfiguredError, initializeOrExplain } from './initialize-or-explain.js';
 import { dataSourceOptions } from './data-source-options.js';
 import { assertSchemaCurrent, runMigrations, SchemaBehindError } from './run-migrations.js';
 import { OutboxSignal } from './outbox-signal.js';

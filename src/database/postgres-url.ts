@@ -1,4 +1,10 @@
-import { MalformedDatabaseUrlError } from './database-errors.js';
+/** DATABASE_URL cannot be read as a PostgreSQL URL; the message says why, never the password. */
+export class MalformedDatabaseUrlError extends Error {
+  constructor(problem: string) {
+    super(`DATABASE_URL is not a usable PostgreSQL URL: ${problem}`);
+    this.name = 'MalformedDatabaseUrlError';
+  }
+}
 
 export interface PostgresHost {
   host: string;

@@ -1,7 +1,6 @@
-import type { IncomingMessage } from 'node:http';
 import { type LoggerService, type LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppModule } from './app.module.js';
 import type { Environment } from './config/environment.js';
@@ -12,7 +11,6 @@ import { RequestAuthenticator } from './auth/request-authenticator.js';
 import { databaseKind } from './database/data-source-options.js';
 import { requestDeadline } from './database/database-work.interceptor.js';
 import { addressParty, keepsDeadlines, withDeadline } from './database/request-scope.js';
-import { answerClientError } from './errors/client-error.handler.js';
 import { sendError } from './errors/http-error.filter.js';
 import { unsupportedCharset } from './http/content-charset.js';
 import { announcesBody, unsupportedContentEncoding } from './http/content-encoding.js';
@@ -20,9 +18,8 @@ import { isPublicRoute } from './http/public.decorator.js';
 import { isUnknownRoute, unknownRouteRefusal } from './http/unknown-route.js';
 import { jsonBodyParser } from './http/lossless-json.parser.js';
 import { closeConnectionsInStages, readAtMost } from './http/lingering-close.js';
-import { REQUEST_ID_HEADER, requestIdFrom } from './http/request-id.js';
+import { fastifyAdapterFor } from './http/fastify-adapter.js';
 import { setSecurityHeaders } from './http/security-headers.js';
-import { MAX_PATH_PARAMETER_LENGTH } from './validation/int64.js';
 import { PinoNestLogger } from './logging/pino-nest.logger.js';
 import { ShutdownState } from './lifecycle/shutdown-state.js';
 import { RequestLog } from './logging/request-log.js';
@@ -53,7 +50,9 @@ export interface CreatedApp {
  *     down), security headers, CORS (when configured), then authentication
  *     (RequestAuthenticator: failure budget, bearer token) unless the route is
  *     public: a 401 or 429 leaves before the body is read, and so does the
- *     404 of a request for no route that authenticates no one; then a body in
+ *     404 of a request for no route that authenticates no one; the owner's
+ *     requests in flight are counted (OwnerRequests: a 429 past the bound);
+ *     then a body in
  *     a Content-Encoding other than identity, or JSON in a charset other than
  *     UTF-8, is a 415.
  *  4. The JSON body parser (lossless: every digit of an int64 id survives).
@@ -63,9 +62,6 @@ export interface CreatedApp {
  *  6. onResponse: the request log line and the duration histogram.
  *  7. The connection: closed in stages when the answer came before the body.
  */
-/** How often, at most, Node looks for requests past HTTP_REQUEST_TIMEOUT_MS. */
-const REQUEST_TIMEOUT_CHECK_MS = 1000;
-
 /**
  * Answers a request before its body is read. A body that follows will not be
  * read: the connection closes rather than read it only to discard it (RFC 9112
@@ -89,43 +85,7 @@ function answerBeforeBody(
 export async function createApp(options: CreateAppOptions = {}): Promise<CreatedApp> {
   const env = loadEnvironment(options.env);
   checkServiceVariables(env);
-  const trusted = env.TRUST_PROXY;
-  const adapter = new FastifyAdapter({
-    bodyLimit: env.BODY_LIMIT_BYTES,
-    // A slow or stalled client cannot hold a connection forever.
-    requestTimeout: env.HTTP_REQUEST_TIMEOUT_MS,
-    // Node checks for requests past their timeout every 30 s by default, so a
-    // 30 s timeout took up to 60 s; checked every second, a 408 comes within
-    // HTTP_REQUEST_TIMEOUT_MS and one second. The timeout is given to Node's
-    // constructor as well: set afterwards (as Fastify sets it), Node 20 applies
-    // it to a request's head but never to a slow body.
-    http: {
-      requestTimeout: env.HTTP_REQUEST_TIMEOUT_MS,
-      connectionsCheckingInterval: Math.min(REQUEST_TIMEOUT_CHECK_MS, env.HTTP_REQUEST_TIMEOUT_MS),
-    },
-    connectionTimeout: env.HTTP_IDLE_TIMEOUT_MS,
-    keepAliveTimeout: env.HTTP_KEEP_ALIVE_TIMEOUT_MS,
-    requestIdHeader: false,
-    // A longer path parameter is a 414; the id parser takes leading zeros up to it.
-    routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
-    // request.ip is the client's address behind the proxies TRUST_PROXY names, not the proxy's.
-    // A hop count as the function Fastify makes of one (its adapter's type leaves numbers out).
-    trustProxy:
-      typeof trusted === 'number' ? (_address: string, hop: number) => hop < trusted : trusted,
-    // While closing, the listener is gone (new connections are refused) and a
-    // request still arriving on an open keep-alive connection is served like any
-    // in flight; Nest's and Fastify's own 503 for it has a body outside the contract.
-    return503OnClosing: false,
-    genReqId: (request: IncomingMessage) => requestIdFrom(request.headers[REQUEST_ID_HEADER]),
-    // Errors Fastify raises before routing (a malformed URL, an over-long path
-    // parameter) get the contract's shape too, and the headers the onRequest
-    // hooks below would have set: those hooks never run for them.
-    frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => {
-      void reply.header('X-Request-Id', request.id);
-      setSecurityHeaders(request, reply, () => sendError(error, request, reply));
-    },
-    clientErrorHandler: answerClientError,
-  });
+  const adapter = fastifyAdapterFor(env);
   // Nest logs through pino from its first line: a start that fails (the
   // database unreachable) says why in the same JSON lines as the rest.
   const rootLogger = createRootLogger(env.LOG_LEVEL, env.NODE_ENV);

@@ -18,6 +18,7 @@ import { isPublicRoute } from './http/public.decorator.js';
 import { isUnknownRoute, unknownRouteRefusal } from './http/unknown-route.js';
 import { jsonBodyParser } from './http/lossless-json.parser.js';
 import { closeConnectionsInStages, readAtMost } from './http/lingering-close.js';
+import { corsFor } from './http/cors.js';
 import { fastifyAdapterFor } from './http/fastify-adapter.js';
 import { setSecurityHeaders } from './http/security-headers.js';
 import { PinoNestLogger } from './logging/pino-nest.logger.js';
@@ -110,21 +111,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
   });
   fastify.addHook('onRequest', setSecurityHeaders);
   if (env.CORS_ORIGINS.length > 0) {
-    app.enableCors({
-      origin: env.CORS_ORIGINS,
-      methods: ['GET', 'POST', 'DELETE'],
-      allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
-      exposedHeaders: [
-        'X-Request-Id',
-        'Retry-After',
-        'WWW-Authenticate',
-        'X-RateLimit-Limit',
-        'X-RateLimit-Remaining',
-        'X-RateLimit-Reset',
-        'Link',
-      ],
-      maxAge: 600,
-    });
+    app.enableCors(corsFor(env.CORS_ORIGINS));
   }
 
   // Authentication, and the failed-authentication budget, before a byte of the

@@ -257,6 +257,18 @@ describe('HTTP hardening (configured)', () => {
       'Link',
     ]);
   });
+
+  it('answers an OPTIONS that is no preflight as a request for no route: a 404 in the Error shape', async () => {
+    const { auth } = await t.current.newCaller();
+    for (const request of [
+      t.current.http().options('/plants'),
+      t.current.http().options('/plants').set('Origin', 'https://app.example'),
+      t.current.http().options('/plants').set('Authorization', auth),
+    ]) {
+      const answer = await request;
+      expectError(answer, 404, /^Cannot OPTIONS \/plants$/);
+    }
+  });
 });
 
 // An app of its own, listened once: in an app that supertest has already

@@ -5,10 +5,13 @@ import type { FastifyRequest } from 'fastify';
  * Whether no route takes the request: none matched (an unknown path, or a
  * method its path does not have), or `/plants/` matched `/plants/:id` with an
  * empty id, which Nest's adapter then answers as an unknown route
- * (requireNonEmptyParams).
+ * (requireNonEmptyParams), or an OPTIONS that is no CORS preflight.
  */
 export function isUnknownRoute(request: FastifyRequest): boolean {
   if (request.is404) return true;
+  // @fastify/cors's catch-all OPTIONS route (with CORS_ORIGINS set): it
+  // answers preflights itself, so an OPTIONS that reaches this is for no route.
+  if (request.method === 'OPTIONS' && request.routeOptions.url === '*') return true;
   const params = (request.params ?? {}) as Record<string, unknown>;
   return Object.values(params).includes('');
 }

@@ -137,9 +137,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
       const authenticate = () => authenticator.authenticate(request, reply);
       const expiresAt = requestDeadline(env.DB_REQUEST_DEADLINE_MS, reply.elapsedTime);
       // The lookup shares the pool as its client address's work: the owner is not known yet.
-      const party = addressParty(request.ip);
       ({ owner } = await (deadlines
-        ? withDeadline(expiresAt, authenticate, party)
+        ? withDeadline(expiresAt, authenticate, addressParty(request.ip))
         : authenticate()));
     } catch (error) {
       const refusal = isUnknownRoute(request) ? unknownRouteRefusal(error, request) : error;

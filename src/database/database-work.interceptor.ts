@@ -53,9 +53,9 @@ export class DatabaseWorkInterceptor implements NestInterceptor {
       ]) === true;
     const policy: RetryPolicy = repeatable ? 'repeatable' : 'if-nothing-ran';
     const work = () => retryOnce(policy, () => lastValueFrom(next.handle()));
+    if (!this.deadlines) return from(work());
     // The owner, set by authentication: the pool shares its connections between owners.
     const owner = (request as { user?: { owner?: string } }).user?.owner;
-    const party = owner === undefined ? undefined : ownerParty(owner);
-    return from(this.deadlines ? withDeadline(expiresAt, work, party) : work());
+    return from(withDeadline(expiresAt, work, owner === undefined ? undefined : ownerParty(owner)));
   }
 }

@@ -18,6 +18,12 @@ import { WriteBatch } from './write-batch.js';
  * rows a moment before they commit. PostgreSQL gives each transaction a
  * pooled connection of its own, and a single statement needs no turn.
  */
+/** How Transactions.grouped writes: see there. */
+interface GroupedOptions {
+  onPostgres?: 'transaction' | 'statement';
+  synced?: boolean;
+}
+
 @Injectable()
 export class Transactions {
   private readonly sqlite: boolean;
@@ -34,27 +40,29 @@ export class Transactions {
    * items asked for while a commit is under way are written together in the
    * next transaction, with one flush, each caller answered once it has
    * committed (WriteBatch: a lone item is written at once, and a batch that
-   * fails is written again item by item). On PostgreSQL each item is written
-   * on its own, side by side: in a transaction, or as its one statement when
-   * `alone` says so.
+   * fails is written again item by item); with `synced: false` that commit is
+   * `runUnsynced`'s. On PostgreSQL each item is written on its own, side by
+   * side: in a transaction, or as its one statement when `onPostgres` says so.
    */
   grouped<Item, Result>(
     write: (manager: EntityManager, item: Item) => Promise<Result>,
-    alone: 'transaction' | 'statement' = 'transaction',
+    { onPostgres = 'transaction', synced = true }: GroupedOptions = {},
   ): (item: Item) => Promise<Result> {
     if (!this.sqlite) {
-      return alone === 'statement'
+      return onPostgres === 'statement'
         ? (item) => this.write((manager) => write(manager, item))
         : (item) => this.run((manager) => write(manager, item));
     }
+    const commit = <T>(work: (manager: EntityManager) => Promise<T>) =>
+      synced ? this.run(work) : this.runUnsynced(work);
     const batch = new WriteBatch<Item, Result>(
       (items) =>
-        this.run(async (manager) => {
+        commit(async (manager) => {
           const results: Result[] = [];
           for (const item of items) results.push(await write(manager, item));
           return results;
         }),
-      (item) => this.run((manager) => write(manager, item)),
+      (item) => commit((manager) => write(manager, item)),
     );
     return (item) => batch.add(item);
   }

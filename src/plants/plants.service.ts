@@ -75,7 +75,7 @@ export class PlantsService {
               ...plant,
               ...eventsPart.values(plant, traceparent),
             }),
-          'statement',
+          { onPostgres: 'statement' },
         )
       : transactions.grouped((manager, write: CreateWrite) =>
           this.insertWithEvents(manager, write),
@@ -83,7 +83,7 @@ export class PlantsService {
     this.deleteOne = transactions.grouped(
       (manager, { owner, id }: { owner: string; id: bigint }) =>
         this.plants.delete(manager, owner, id),
-      'statement',
+      { onPostgres: 'statement' },
     );
   }
 

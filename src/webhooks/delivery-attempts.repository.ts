@@ -3,7 +3,6 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { type EntityManager, Not, type Repository } from 'typeorm';
 import { CompiledQuery, slots } from '../database/compiled-query.js';
 import { Transactions } from '../database/transactions.js';
-import { WriteBatch } from '../database/write-batch.js';
 import { type DeliveryState, WebhookDelivery } from './webhook-delivery.entity.js';
 
 /** The length of webhook_deliveries.last_error, in characters. */
@@ -50,16 +49,14 @@ type RecordSlot =
  */
 @Injectable()
 export class DeliveryAttemptsRepository {
-  private readonly postgres: boolean;
   private readonly record: CompiledQuery<RecordSlot>;
-  /** Attempts recorded together on SQLite (see recordAttempt). */
-  private readonly attempts: WriteBatch<Record<RecordSlot, unknown>, boolean>;
+  /** Records one attempt; whether this instance still held the delivery (see recordAttempt). */
+  private readonly recordOne: (values: Record<RecordSlot, unknown>) => Promise<boolean>;
 
   constructor(
     @InjectRepository(WebhookDelivery) deliveries: Repository<WebhookDelivery>,
-    private readonly transactions: Transactions,
+    transactions: Transactions,
   ) {
-    this.postgres = deliveries.manager.connection.options.type === 'postgres';
     this.record = CompiledQuery.build(
       deliveries
         .createQueryBuilder()
@@ -75,30 +72,18 @@ export class DeliveryAttemptsRepository {
           slots('id', 'leaseOwner'),
         ),
     );
-    this.attempts = new WriteBatch(
-      (batch) =>
-        this.transactions.runUnsynced(async (manager) => {
-          const results: boolean[] = [];
-          for (const values of batch) results.push(await this.held(manager, values));
-          return results;
-        }),
-      (values) => this.transactions.runUnsynced((manager) => this.held(manager, values)),
+    this.recordOne = transactions.grouped(
+      async (manager, values: Record<RecordSlot, unknown>) =>
+        (await this.record.affected(manager, values)) > 0,
+      { onPostgres: 'statement', synced: false },
     );
-  }
-
-  /** Records one attempt on `manager`; whether this instance still held the delivery. */
-  private async held(
-    manager: EntityManager,
-    values: Record<RecordSlot, unknown>,
-  ): Promise<boolean> {
-    return (await this.record.affected(manager, values)) > 0;
   }
 
   /**
    * Records an attempt of a delivery this instance holds; false when it no
    * longer holds it (its lease expired and another instance took over).
    * On SQLite, attempts that end meanwhile are recorded together, one UPDATE
-   * each in one unsynced transaction (Transactions.runUnsynced): one commit on
+   * each in one unsynced transaction (Transactions.grouped): one commit on
    * the event loop for a batch of deliveries rather than one fsync'ed commit
    * per delivery. Each UPDATE still checks its own lease. On PostgreSQL each
    * is one statement of its own, on a pooled connection, side by side.
@@ -117,8 +102,7 @@ export class DeliveryAttemptsRepository {
       leaseOwner,
       attempts,
     };
-    if (this.postgres) return this.transactions.write((manager) => this.held(manager, values));
-    return this.attempts.add(values);
+    return this.recordOne(values);
   }
 
   /**

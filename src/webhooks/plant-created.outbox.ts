@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { currentTraceparent } from '../tracing/trace-hooks.js';
 import type {
   CreatedPlant,
   CreatedPlantStatementPart,
@@ -41,15 +40,15 @@ export class PlantCreatedOutbox implements PlantCreatedEvents {
 
   /**
    * Stores the plant's events on `manager`; returns how many. `traceparent`
-   * is the create's trace, for the deliveries' spans to link to (none with
-   * tracing off): the current one unless a create written in a batch with
-   * others brings its own.
+   * is the create's trace, for the deliveries' spans to link to (null with
+   * tracing off), taken by the create itself: written in a batch with others,
+   * the current trace would be another create's.
    */
   record(
     manager: EntityManager,
     owner: string,
     plant: CreatedPlant,
-    traceparent: string | null = currentTraceparent() ?? null,
+    traceparent: string | null,
   ): Promise<number> {
     return this.deliveries.enqueueForOwner(
       manager,

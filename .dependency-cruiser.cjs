@@ -3,7 +3,7 @@
  *
  * Features are the folders that serve a part of the API: they may use shared
  * code, and another feature only through what that feature offers to others
- * (its module, its decorators). Shared folders serve every feature and know
+ * (its module, its decorators, its ports, its variables). Shared folders serve every feature and know
  * none. Entry points and the app's composition (src/*.ts) may import anything.
  */
 const FEATURES = ['auth', 'health', 'plants', 'rate-limit', 'webhooks'];
@@ -49,11 +49,11 @@ module.exports = {
       name: 'no-feature-internals',
       severity: 'error',
       comment:
-        'A feature uses another feature only through its module, decorators or ports (the interfaces it declares for others to provide), never its services, repositories or entities.',
+        'A feature uses another feature only through its module, decorators, ports (the interfaces it declares for others to provide) or variables (the settings it declares), never its services, repositories or entities.',
       from: { path: '^src/([^/]+)/' },
       to: {
         path: folders(FEATURES),
-        pathNot: ['^src/$1/', '\\.(module|decorator|port)\\.ts$'],
+        pathNot: ['^src/$1/', '\\.(module|decorator|port|variables)\\.ts$'],
       },
     },
     {

@@ -7,7 +7,7 @@ import { AuthModule } from './auth/auth.module.js';
 import { HttpErrorFilter } from './errors/http-error.filter.js';
 import { DtoValidationPipe } from './validation/validation.pipe.js';
 import { configModule } from './config/config.module.js';
-import type { Environment } from './config/environment.js';
+import type { Environment } from './environment.js';
 import { DatabaseModule } from './database/database.module.js';
 import { DatabaseWorkInterceptor } from './database/database-work.interceptor.js';
 import { HealthModule } from './health/health.module.js';

@@ -1,6 +1,6 @@
 import { DataSource } from 'typeorm';
 import { ApiToken } from './auth/api-token.entity.js';
-import { loadEnvironment } from './config/load-environment.js';
+import { loadEnvironment } from './environment.js';
 import { dataSourceOptions } from './database/data-source-options.js';
 import { Plant } from './plants/plant.entity.js';
 import { WebhookDelivery } from './webhooks/webhook-delivery.entity.js';

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { loadEnvironment } from './config/load-environment.js';
+import { loadEnvironment } from './environment.js';
 import { initializeOrExplain } from './database/initialize-or-explain.js';
 import { dataSourceOptions } from './database/data-source-options.js';
 import { runMigrations } from './database/run-migrations.js';

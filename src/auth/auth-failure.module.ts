@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { Redis } from 'ioredis';
-import type { Environment } from '../config/environment.js';
+import type { RateLimitVariables } from '../rate-limit/rate-limit.variables.js';
+import type { AuthLimitVariables } from './auth-limits.variables.js';
 import { REDIS, RedisModule } from '../redis/redis.module.js';
 import {
   AUTH_FAILURE_LIMITER,
@@ -23,7 +24,7 @@ import { RedisAuthFailureLimiter } from './redis-auth-failure.limiter.js';
       provide: AUTH_FAILURE_LIMITER,
       inject: [ConfigService, REDIS],
       useFactory: (
-        config: ConfigService<Environment, true>,
+        config: ConfigService<AuthLimitVariables & RateLimitVariables, true>,
         redis: Redis | null,
       ): AuthFailureLimiter => {
         const limit = config.get('AUTH_FAILURE_LIMIT', { infer: true });

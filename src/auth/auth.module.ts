@@ -1,7 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { PassportModule } from '@nestjs/passport';
-import type { Environment } from '../config/environment.js';
+import type { AuthLimitVariables } from './auth-limits.variables.js';
 import { AuthMetrics } from '../metrics/auth-metrics.js';
 import { AUTH_FAILURE_LIMITER } from './auth-failure.limiter.js';
 import { AuthFailureModule } from './auth-failure.module.js';
@@ -23,7 +23,7 @@ export interface AuthOptions {
 }
 
 function refusalPacerFrom(
-  config: ConfigService<Environment, true>,
+  config: ConfigService<AuthLimitVariables, true>,
   metrics: AuthMetrics,
 ): RefusalPacer {
   return new RefusalPacer(

@@ -1,10 +1,9 @@
 import type { ConfigService } from '@nestjs/config';
-import type { Environment } from '../config/environment.js';
-import { isIdentityProviderUrl } from '../config/environment.decorators.js';
+import { isIdentityProviderUrl, type JwtVariables } from './jwt.variables.js';
 import { JwtVerifier } from './jwt-verifier.js';
 
 /** The verifier of the identity provider's access tokens, or null without AUTH_JWT_ISSUER. */
-export function jwtVerifierFrom(config: ConfigService<Environment, true>): JwtVerifier | null {
+export function jwtVerifierFrom(config: ConfigService<JwtVariables, true>): JwtVerifier | null {
   const issuer = config.get('AUTH_JWT_ISSUER', { infer: true });
   if (!issuer) return null;
   return new JwtVerifier({

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { ConfigService } from '@nestjs/config';
 import { describe, expect, it } from 'vitest';
-import type { Environment } from '../config/environment.js';
+import type { FairShareVariables } from '../database/fair-share.variables.js';
 import { AuthMetrics } from '../metrics/auth-metrics.js';
 import { OwnerRequests } from './owner-requests.js';
 import { TooManyRequestsException } from './too-many-requests.exception.js';
@@ -18,7 +18,7 @@ class CountingMetrics extends AuthMetrics {
 const response = () => Object.assign(new EventEmitter(), { destroyed: false });
 
 function ownerRequests(limit: number) {
-  const config = { get: () => limit } as unknown as ConfigService<Environment, true>;
+  const config = { get: () => limit } as unknown as ConfigService<FairShareVariables, true>;
   const metrics = new CountingMetrics();
   return { requests: new OwnerRequests(config, metrics), metrics };
 }

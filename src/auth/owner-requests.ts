@@ -1,7 +1,7 @@
 import type { EventEmitter } from 'node:events';
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import type { Environment } from '../config/environment.js';
+import type { FairShareVariables } from '../database/fair-share.variables.js';
 import { AuthMetrics } from '../metrics/auth-metrics.js';
 import { TooManyRequestsException } from './too-many-requests.exception.js';
 
@@ -20,7 +20,7 @@ export class OwnerRequests {
   private readonly limit: number;
 
   constructor(
-    config: ConfigService<Environment, true>,
+    config: ConfigService<FairShareVariables, true>,
     private readonly metrics: AuthMetrics,
   ) {
     this.limit = config.get('FAIR_SHARE_MAX_IN_FLIGHT', { infer: true });

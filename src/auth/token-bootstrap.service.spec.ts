@@ -2,12 +2,15 @@ import type { ConfigService } from '@nestjs/config';
 import { Logger } from '@nestjs/common';
 import { QueryFailedError } from 'typeorm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Environment } from '../config/environment.js';
+import type { ProcessVariables } from '../config/process.variables.js';
+import type { TokenVariables } from './tokens.variables.js';
+
+type Variables = ProcessVariables & TokenVariables;
 import { TokenBootstrapService } from './token-bootstrap.service.js';
 import type { TokensService } from './tokens.service.js';
 
-const config = (values: Partial<Environment>) =>
-  ({ get: (key: keyof Environment) => values[key] }) as unknown as ConfigService<Environment, true>;
+const config = (values: Partial<Variables>) =>
+  ({ get: (key: keyof Variables) => values[key] }) as unknown as ConfigService<Variables, true>;
 
 const uniqueViolation = () =>
   new QueryFailedError('INSERT', [], Object.assign(new Error('duplicate key'), { code: '23505' }));

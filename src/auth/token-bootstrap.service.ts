@@ -1,6 +1,7 @@
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import type { Environment } from '../config/environment.js';
+import type { ProcessVariables } from '../config/process.variables.js';
+import type { TokenVariables } from './tokens.variables.js';
 import { isUniqueViolation } from '../database/database-errors.js';
 import { TokensService } from './tokens.service.js';
 
@@ -17,7 +18,7 @@ export class TokenBootstrapService implements OnApplicationBootstrap {
 
   constructor(
     private readonly tokens: TokensService,
-    private readonly config: ConfigService<Environment, true>,
+    private readonly config: ConfigService<ProcessVariables & TokenVariables, true>,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {

@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { OWNER_PATTERN } from '../config/environment.js';
+import { OWNER_PATTERN } from './tokens.variables.js';
 import { configModule } from '../config/config.module.js';
-import { loadEnvironment } from '../config/load-environment.js';
+import { loadEnvironment } from '../environment.js';
 import { DatabaseModule } from '../database/database.module.js';
 import { SCOPES, type Scope } from './required-scope.decorator.js';
 import { generateToken } from './token-format.js';

@@ -2,11 +2,10 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { Environment } from './environment.js';
-import { validateEnvironment } from './load-environment.js';
+import { ENVIRONMENT_PARTS, validateEnvironment } from '../environment.js';
 import { checkServiceVariables } from './service-variables.js';
 
-const VARIABLES = new Set(Object.keys(new Environment()));
+const VARIABLES = new Set(ENVIRONMENT_PARTS.flatMap((Part) => Object.keys(new Part())));
 
 /** Upper-case names that are not the service's: the compose database's, the image's, Node's. */
 const OTHERS = new Set([

@@ -1,4 +1,3 @@
-import { isIP } from 'node:net';
 import { applyDecorators } from '@nestjs/common';
 import { Transform } from 'class-transformer';
 import { IsOptional, ValidateBy, ValidateIf, type ValidationArguments } from 'class-validator';
@@ -16,7 +15,7 @@ import { recordVariable, isSecretVariable, type VariableKind } from './variable-
  */
 
 /** The value as an error shows it: quoted, shortened, or hidden when the variable holds a secret. */
-function shown(args: ValidationArguments, value: unknown = args.value): string {
+export function shown(args: ValidationArguments, value: unknown = args.value): string {
   if (isSecretVariable(args.object, args.property)) return 'the value';
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 60 ? `${text.slice(0, 57)}…` : text;
@@ -27,7 +26,7 @@ function shown(args: ValidationArguments, value: unknown = args.value): string {
  * phrase that follows the value ("is above the maximum 10"), or undefined
  * when the value is allowed.
  */
-function variableRule(
+export function variableRule(
   kind: VariableKind,
   check: (value: unknown, args: ValidationArguments) => string | undefined,
 ): PropertyDecorator {
@@ -58,7 +57,7 @@ const toBoolean = ({ value }: { value: unknown }): unknown => {
   return value;
 };
 
-const toList = ({ value }: { value: unknown }): unknown =>
+export const toList = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string'
     ? value
         .split(',')
@@ -143,88 +142,4 @@ export const RequiredWithVariable = (other: string): PropertyDecorator =>
     variableRule({ type: 'string', allowed: `any text, required with ${other}` }, (value) =>
       typeof value === 'string' ? undefined : `no value, but ${other} is set`,
     ),
-  );
-
-/** Fastify's `trustProxy`: off, every hop, a hop count, or the proxies' addresses and CIDRs. */
-export type TrustProxy = boolean | number | string[];
-
-const toTrustProxy = ({ value }: { value: unknown }): unknown => {
-  if (typeof value !== 'string') return value;
-  const text = value.trim();
-  if (['', 'false'].includes(text.toLowerCase())) return false;
-  if (text.toLowerCase() === 'true') return true;
-  if (/^\d+$/.test(text)) return Number(text);
-  return toList({ value: text });
-};
-
-const isAddressOrCidr = (item: string): boolean => {
-  const [address, prefix, ...rest] = item.split('/');
-  const family = isIP(address);
-  if (family === 0 || rest.length > 0) return false;
-  return (
-    prefix === undefined ||
-    (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128))
-  );
-};
-
-/** true, false, a hop count (0-100), or a comma-separated list of addresses and CIDRs. */
-export const TrustProxyVariable = (): PropertyDecorator =>
-  applyDecorators(
-    Transform(toTrustProxy),
-    variableRule(
-      {
-        type: 'proxies',
-        allowed:
-          'true, false, a hop count from 0 to 100, or a comma-separated list of proxy addresses ' +
-          'or CIDRs such as 10.0.0.0/8,127.0.0.1',
-      },
-      (value, args) => {
-        if (typeof value === 'boolean') return undefined;
-        if (typeof value === 'number')
-          return value <= 100 ? undefined : `${shown(args)} is above the maximum 100 hops`;
-        if (!Array.isArray(value) || value.length === 0) return `${shown(args)} is not allowed`;
-        const bad: unknown = value.find(
-          (item) => typeof item !== 'string' || !isAddressOrCidr(item),
-        );
-        return bad === undefined
-          ? undefined
-          : `the item ${shown(args, bad)} is not an IP address or CIDR`;
-      },
-    ),
-  );
-
-/** Asymmetric JWS algorithms an access token may be signed with: never `none`, never HMAC. */
-export const JWT_ALGORITHMS = [
-  'RS256',
-  'RS384',
-  'RS512',
-  'PS256',
-  'PS384',
-  'PS512',
-  'ES256',
-  'ES384',
-  'ES512',
-  'EdDSA',
-  'Ed25519',
-] as const;
-
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-
-/** An identity provider's URL: https, or http on a loopback address (local providers, tests). */
-export function isIdentityProviderUrl(value: unknown): boolean {
-  if (typeof value !== 'string' || !URL.canParse(value)) return false;
-  const url = new URL(value);
-  return (
-    url.protocol === 'https:' ||
-    (url.protocol === 'http:' &&
-      (LOOPBACK_HOSTS.has(url.hostname) ||
-        (isIP(url.hostname) === 4 && url.hostname.startsWith('127.'))))
-  );
-}
-
-export const IdentityProviderUrlVariable = (): PropertyDecorator =>
-  variableRule(
-    { type: 'URL', allowed: 'an https:// URL (http:// only on a loopback address)' },
-    (value, args) =>
-      isIdentityProviderUrl(value) ? undefined : `${shown(args)} is not an allowed URL`,
   );

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidEnvironmentError, validateEnvironment } from './load-environment.js';
+import { validateEnvironment } from '../environment.js';
+import { InvalidEnvironmentError } from './load-environment.js';
 import { checkServiceVariables } from './service-variables.js';
 
 const SECRET = 'a-cursor-secret-of-at-least-32-bytes!';

@@ -1,5 +1,6 @@
-import { Environment } from './environment.js';
+import { HttpVariables } from '../http/http.variables.js';
 import { InvalidEnvironmentError } from './load-environment.js';
+import type { ProcessVariables } from './process.variables.js';
 import { describeVariables } from './variable-metadata.js';
 
 /**
@@ -10,10 +11,10 @@ import { describeVariables } from './variable-metadata.js';
  * In production an instance that serves the API needs CURSOR_SECRET: with a
  * key of its own, each instance would refuse the next links of the others.
  */
-export function checkServiceVariables(env: Environment): void {
+export function checkServiceVariables(env: ProcessVariables & HttpVariables): void {
   if (env.NODE_ENV !== 'production' || env.APP_ROLE === 'worker') return;
   if (env.CURSOR_SECRET !== undefined) return;
-  const allowed = describeVariables(Environment).find(
+  const allowed = describeVariables(HttpVariables).find(
     (variable) => variable.name === 'CURSOR_SECRET',
   )?.allowed;
   throw new InvalidEnvironmentError([

@@ -1,6 +1,6 @@
 /**
- * What each environment variable is, declared beside its rule in
- * environment.ts: the single source of the start-up error lines
+ * What each environment variable is, declared beside its rule in the
+ * variables class of its part (src/environment.ts): the single source of the start-up error lines
  * (load-environment.ts) and of docs/CONFIGURATION.md
  * (configuration-reference.ts).
  */

@@ -1,7 +1,8 @@
 import { dirname } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import type { DataSourceOptions } from 'typeorm';
-import type { Environment } from '../config/environment.js';
+import type { DatabaseVariables } from './database.variables.js';
+import type { FairShareVariables } from './fair-share.variables.js';
 import { loadBetterSqlite3 } from './better-sqlite3.js';
 import { failoverPostgresDriver, type FailoverPoolOptions } from './failover-pool.js';
 import { parsePostgresUrl } from './postgres-url.js';
@@ -21,10 +22,10 @@ export function databaseKind(url: string): DatabaseKind {
 }
 
 type DatabaseSettings = Pick<
-  Environment,
+  DatabaseVariables,
   'DATABASE_URL' | 'DB_POOL_SIZE' | 'DB_CONNECT_TIMEOUT_MS' | 'DB_STATEMENT_TIMEOUT_MS'
 > &
-  Partial<Pick<Environment, 'FAIR_SHARE_ENABLED'>>;
+  Partial<Pick<FairShareVariables, 'FAIR_SHARE_ENABLED'>>;
 
 /**
  * TypeORM options for either database. `synchronize` stays off: the service

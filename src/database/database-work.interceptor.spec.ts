@@ -3,18 +3,21 @@ import type { ConfigService } from '@nestjs/config';
 import { Reflector } from '@nestjs/core';
 import { defer, lastValueFrom, of } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import type { Environment } from '../config/environment.js';
+import type { DatabaseVariables } from './database.variables.js';
 import { DatabaseWorkInterceptor } from './database-work.interceptor.js';
 import { remainingMs } from './request-scope.js';
 
 const BUDGET_MS = 10_000;
 
 function interceptorOn(url: string): DatabaseWorkInterceptor {
-  const settings: Partial<Environment> = { DB_REQUEST_DEADLINE_MS: BUDGET_MS, DATABASE_URL: url };
-  const config = { get: (key: keyof Environment) => settings[key] };
+  const settings: Partial<DatabaseVariables> = {
+    DB_REQUEST_DEADLINE_MS: BUDGET_MS,
+    DATABASE_URL: url,
+  };
+  const config = { get: (key: keyof DatabaseVariables) => settings[key] };
   return new DatabaseWorkInterceptor(
     new Reflector(),
-    config as unknown as ConfigService<Environment, true>,
+    config as unknown as ConfigService<DatabaseVariables, true>,
   );
 }
 

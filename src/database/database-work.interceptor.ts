@@ -8,7 +8,7 @@ import { ConfigService } from '@nestjs/config';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { from, lastValueFrom, type Observable } from 'rxjs';
-import type { Environment } from '../config/environment.js';
+import type { DatabaseVariables } from './database.variables.js';
 import { databaseKind } from './data-source-options.js';
 import { retryOnce, type RetryPolicy } from './database-retry.js';
 import { SAFE_TO_REPEAT } from './safe-to-repeat.decorator.js';
@@ -35,7 +35,7 @@ export class DatabaseWorkInterceptor implements NestInterceptor {
 
   constructor(
     private readonly reflector: Reflector,
-    config: ConfigService<Environment, true>,
+    config: ConfigService<DatabaseVariables, true>,
   ) {
     this.budgetMs = config.get('DB_REQUEST_DEADLINE_MS', { infer: true });
     this.deadlines = keepsDeadlines(databaseKind(config.get('DATABASE_URL', { infer: true })));

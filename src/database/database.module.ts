@@ -2,7 +2,8 @@ import { Global, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import type { Environment } from '../config/environment.js';
+import type { DatabaseVariables } from './database.variables.js';
+import type { FairShareVariables } from './fair-share.variables.js';
 import { DatabaseMisconfiguredError, initializeOrExplain } from './initialize-or-explain.js';
 import { dataSourceOptions } from './data-source-options.js';
 import { assertSchemaCurrent, runMigrations, SchemaBehindError } from './run-migrations.js';
@@ -21,7 +22,7 @@ import { Transactions } from './transactions.js';
   imports: [
     TypeOrmModule.forRootAsync({
       inject: [ConfigService],
-      useFactory: (config: ConfigService<Environment, true>) => ({
+      useFactory: (config: ConfigService<DatabaseVariables & FairShareVariables, true>) => ({
         // Not TypeORM's: taken out again by dataSourceFactory below, which sees only these options.
         migrateOnStart: config.get('DB_MIGRATE_ON_START', { infer: true }),
         ...dataSourceOptions({

@@ -12,7 +12,7 @@ import type { DataSource } from 'typeorm';
 import { SkipThrottle } from '@nestjs/throttler';
 import { Public } from '../http/public.decorator.js';
 import { ErrorDto } from '../errors/error.dto.js';
-import type { Environment } from '../config/environment.js';
+import type { HealthVariables } from './health.variables.js';
 import { ShutdownState } from '../lifecycle/shutdown-state.js';
 import { HealthStatusDto } from './health-status.dto.js';
 
@@ -26,7 +26,7 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
     private readonly shutdown: ShutdownState,
-    private readonly config: ConfigService<Environment, true>,
+    private readonly config: ConfigService<HealthVariables, true>,
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 

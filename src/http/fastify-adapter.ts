@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Environment } from '../config/environment.js';
+import type { HttpVariables } from './http.variables.js';
 import { answerClientError } from '../errors/client-error.handler.js';
 import { sendError } from '../errors/http-error.filter.js';
 import { MAX_PATH_PARAMETER_LENGTH } from '../validation/int64.js';
@@ -12,7 +12,7 @@ import { setSecurityHeaders } from './security-headers.js';
 const REQUEST_TIMEOUT_CHECK_MS = 1000;
 
 /** The HTTP server's settings: timeouts, limits, proxies, request ids, errors before routing. */
-export function fastifyAdapterFor(env: Environment): FastifyAdapter {
+export function fastifyAdapterFor(env: HttpVariables): FastifyAdapter {
   const trusted = env.TRUST_PROXY;
   return new FastifyAdapter({
     bodyLimit: env.BODY_LIMIT_BYTES,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Logger, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
-import type { Environment } from '../config/environment.js';
+import type { HttpVariables } from './http.variables.js';
 import { PageCursors } from './page-cursor.js';
 
 /**
@@ -9,7 +9,7 @@ import { PageCursors } from './page-cursor.js';
  * service-variables.ts), a random key of this process, said in the log: its
  * next links fail on another instance and after a restart.
  */
-function pageCursorsFrom(config: ConfigService<Environment, true>): PageCursors {
+function pageCursorsFrom(config: ConfigService<HttpVariables, true>): PageCursors {
   const secret = config.get('CURSOR_SECRET', { infer: true });
   if (secret !== undefined) return new PageCursors(secret);
   new Logger('PageCursors').warn(

@@ -1,5 +1,5 @@
 import pino, { type Logger } from 'pino';
-import type { LogLevelName, NodeEnv } from '../config/environment.js';
+import type { LogLevelName, NodeEnv } from '../config/process.variables.js';
 
 /** Injects the root logger (see LoggingModule). */
 export const ROOT_LOGGER = Symbol('ROOT_LOGGER');

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { validateEnvironment } from '../config/load-environment.js';
+import { validateEnvironment } from '../environment.js';
 import { logStartupFailure } from './startup-failure.js';
 
 function failure(raw: Record<string, unknown>): unknown {

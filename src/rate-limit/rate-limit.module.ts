@@ -2,13 +2,13 @@ import { Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { ThrottlerModule } from '@nestjs/throttler';
 import type { Redis } from 'ioredis';
-import type { Environment } from '../config/environment.js';
+import type { RateLimitVariables } from './rate-limit.variables.js';
 import { REDIS, RedisModule } from '../redis/redis.module.js';
 import { MemoryThrottlerStorage } from './memory-throttler.storage.js';
 import { RedisThrottlerStorage } from './redis-throttler.storage.js';
 import { throttlerOptions } from './throttler-options.js';
 
-type Config = ConfigService<Environment, true>;
+type Config = ConfigService<RateLimitVariables, true>;
 
 /**
  * Request quotas: a budget of requests per window for each token owner (each

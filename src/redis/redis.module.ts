@@ -1,7 +1,7 @@
 import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Redis } from 'ioredis';
-import type { Environment } from '../config/environment.js';
+import type { RedisVariables } from './redis.variables.js';
 
 export const REDIS = Symbol('REDIS');
 
@@ -16,7 +16,7 @@ export const REDIS = Symbol('REDIS');
     {
       provide: REDIS,
       inject: [ConfigService],
-      useFactory: (config: ConfigService<Environment, true>): Redis | null => {
+      useFactory: (config: ConfigService<RedisVariables, true>): Redis | null => {
         const url = config.get('REDIS_URL', { infer: true });
         return url ? new Redis(url, { keyPrefix: 'plant-store:', maxRetriesPerRequest: 2 }) : null;
       },

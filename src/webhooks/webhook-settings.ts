@@ -1,5 +1,5 @@
 import { ConfigService } from '@nestjs/config';
-import type { Environment } from '../config/environment.js';
+import type { WebhookVariables } from './webhook.variables.js';
 import { parseDuration, parseRetrySchedule } from './retry-schedule.js';
 
 /** The dispatcher's configuration, read once from the validated environment. */
@@ -28,8 +28,8 @@ export class WebhookSettings {
     return Math.max(...this.retrySchedule);
   }
 
-  static fromConfig(config: ConfigService<Environment, true>): WebhookSettings {
-    const get = <K extends keyof Environment>(key: K): Environment[K] =>
+  static fromConfig(config: ConfigService<WebhookVariables, true>): WebhookSettings {
+    const get = <K extends keyof WebhookVariables>(key: K): WebhookVariables[K] =>
       config.get(key, { infer: true });
     const timeoutMs = get('WEBHOOK_TIMEOUT_MS');
     return new WebhookSettings(

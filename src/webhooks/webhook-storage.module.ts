@@ -1,7 +1,7 @@
 import { Logger, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import type { Environment } from '../config/environment.js';
+import type { WebhookVariables } from './webhook.variables.js';
 import { PLANT_CREATED_EVENTS } from '../plants/plant-created.port.js';
 import { HostResolver } from './host-resolver.js';
 import { PlantCreatedOutbox } from './plant-created.outbox.js';
@@ -16,7 +16,7 @@ import { WebhookSubscription } from './webhook-subscription.entity.js';
 import { WebhookSubscriptionsRepository } from './webhook-subscriptions.repository.js';
 
 /** Read once at start-up; the two opt-ins weaken the SSRF guard and are said so in the log. */
-function settingsFrom(config: ConfigService<Environment, true>): WebhookSettings {
+function settingsFrom(config: ConfigService<WebhookVariables, true>): WebhookSettings {
   const settings = WebhookSettings.fromConfig(config);
   const logger = new Logger('Webhooks');
   if (settings.allowHttp) {

@@ -2,7 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { PassportModule } from '@nestjs/passport';
 import type { AuthLimitVariables } from './auth-limits.variables.js';
-import { AuthMetrics } from '../metrics/auth-metrics.js';
+import { AuthMetrics } from './auth-metrics.js';
 import { AUTH_FAILURE_LIMITER } from './auth-failure.limiter.js';
 import { AuthFailureModule } from './auth-failure.module.js';
 import { BearerStrategy } from './bearer.strategy.js';
@@ -54,6 +54,7 @@ export class AuthModule {
         TokenBootstrapService,
         RequestAuthenticator,
         OwnerRequests,
+        AuthMetrics,
         { provide: JwtVerifier, inject: [ConfigService], useFactory: jwtVerifierFrom },
         ...(failureBudget
           ? [

@@ -2,15 +2,21 @@ import { EventEmitter } from 'node:events';
 import type { ConfigService } from '@nestjs/config';
 import { describe, expect, it } from 'vitest';
 import type { FairShareVariables } from '../database/fair-share.variables.js';
-import { AuthMetrics } from '../metrics/auth-metrics.js';
+import { MetricsRegistry } from '../metrics/metrics-registry.js';
+import { AuthMetrics } from './auth-metrics.js';
 import { OwnerRequests } from './owner-requests.js';
 import { TooManyRequestsException } from './too-many-requests.exception.js';
 
+/** AuthMetrics in a registry of its own, with the number of fair-share refusals it counted. */
 class CountingMetrics extends AuthMetrics {
-  refused = 0;
-  override refusalHeld(): void {}
-  override fairShareRefused(): void {
-    this.refused += 1;
+  private readonly registry: MetricsRegistry;
+  constructor(registry = new MetricsRegistry()) {
+    super(registry);
+    this.registry = registry;
+  }
+  async refused(): Promise<number> {
+    const metric = await this.registry.getSingleMetric('fair_share_refusals_total')!.get();
+    return metric.values[0]?.value ?? 0;
   }
 }
 
@@ -24,7 +30,7 @@ function ownerRequests(limit: number) {
 }
 
 describe('OwnerRequests', () => {
-  it("refuses an owner's request past the bound with a 429 and Retry-After, and counts it", () => {
+  it("refuses an owner's request past the bound with a 429 and Retry-After, and counts it", async () => {
     const { requests, metrics } = ownerRequests(2);
     expect(requests.admit('alice', response())).toBeUndefined();
     expect(requests.admit('alice', response())).toBeUndefined();
@@ -33,7 +39,7 @@ describe('OwnerRequests', () => {
     expect(refusal?.getStatus()).toBe(429);
     expect(refusal?.responseHeaders()).toEqual({ 'Retry-After': '1' });
     expect(refusal?.message).toMatch(/at most 2 at once/);
-    expect(metrics.refused).toBe(1);
+    expect(await metrics.refused()).toBe(1);
     // Another owner is not held to alice's count.
     expect(requests.admit('bob', response())).toBeUndefined();
   });

@@ -2,7 +2,7 @@ import type { EventEmitter } from 'node:events';
 import { Injectable } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import type { FairShareVariables } from '../database/fair-share.variables.js';
-import { AuthMetrics } from '../metrics/auth-metrics.js';
+import { AuthMetrics } from './auth-metrics.js';
 import { TooManyRequestsException } from './too-many-requests.exception.js';
 
 /**

@@ -1,41 +1,33 @@
 import { Injectable } from '@nestjs/common';
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Histogram } from 'prom-client';
 import { type PoolFigures, PoolGauges } from '../database/pool-gauges.js';
-import { PlantMetrics } from './plant-metrics.js';
+import { MetricsRegistry } from './metrics-registry.js';
 
 type Label = 'method' | 'route' | 'status';
 
-/** The service's Prometheus registry: request durations, plant counters, pool figures, process metrics. */
+/**
+ * The figures of the service as a whole, in its Prometheus registry: request
+ * durations, pool figures, process metrics (each feature adds its own).
+ */
 @Injectable()
-export class MetricsService extends PlantMetrics {
-  readonly registry = new Registry();
-
-  private readonly requestDuration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP request duration by method, route pattern and status',
-    labelNames: ['method', 'route', 'status'] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers: [this.registry],
-  });
+export class MetricsService {
+  private readonly requestDuration: Histogram<Label>;
 
   /** Bounded: one entry per method, route pattern and status the app has answered. */
   private readonly durationSeries = new Map<string, Histogram.Internal<Label>>();
 
-  private readonly plantsCreated = new Counter({
-    name: 'plants_created_total',
-    help: 'Plants created (exact replays not counted)',
-    registers: [this.registry],
-  });
-
-  private readonly plantsDeleted = new Counter({
-    name: 'plants_deleted_total',
-    help: 'Plants deleted',
-    registers: [this.registry],
-  });
-
-  constructor(private readonly pool: PoolGauges) {
-    super();
-    collectDefaultMetrics({ register: this.registry });
+  constructor(
+    readonly registry: MetricsRegistry,
+    private readonly pool: PoolGauges,
+  ) {
+    this.requestDuration = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request duration by method, route pattern and status',
+      labelNames: ['method', 'route', 'status'] as const,
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    });
+    collectDefaultMetrics({ register: registry });
     this.registerPoolGauges();
   }
 
@@ -60,14 +52,6 @@ export class MetricsService extends PlantMetrics {
       this.durationSeries.set(key, series);
     }
     return series;
-  }
-
-  override plantCreated(): void {
-    this.plantsCreated.inc();
-  }
-
-  override plantDeleted(): void {
-    this.plantsDeleted.inc();
   }
 
   private registerPoolGauges(): void {

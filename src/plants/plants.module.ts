@@ -4,6 +4,7 @@ import { PageCursorModule } from '../http/page-cursor.module.js';
 import { Plant } from './plant.entity.js';
 import { PlantsController } from './plants.controller.js';
 import { PlantsRepository } from './plants.repository.js';
+import { PlantMetrics } from './plant-metrics.js';
 import { PlantsService } from './plants.service.js';
 
 /**
@@ -22,7 +23,7 @@ export class PlantsModule {
       module: PlantsModule,
       imports: [TypeOrmModule.forFeature([Plant]), events, PageCursorModule],
       controllers: [PlantsController],
-      providers: [PlantsService, PlantsRepository],
+      providers: [PlantsService, PlantsRepository, PlantMetrics],
     };
   }
 }

@@ -3,7 +3,7 @@ import type { EntityManager } from 'typeorm';
 import { describe, expect, it } from 'vitest';
 import { OutboxSignal } from '../database/outbox-signal.js';
 import type { Transactions } from '../database/transactions.js';
-import type { PlantMetrics } from '../metrics/plant-metrics.js';
+import type { PlantMetrics } from './plant-metrics.js';
 import type { NewPlantDto } from './dto/new-plant.dto.js';
 import type { PlantCreatedEvents } from './plant-created.port.js';
 import type { PlantsRepository, StoredPlant } from './plants.repository.js';

@@ -9,7 +9,7 @@ import type { EntityManager } from 'typeorm';
 import { OutboxSignal } from '../database/outbox-signal.js';
 import { laterOnBehalfOfThisRequest } from '../database/request-scope.js';
 import { Transactions } from '../database/transactions.js';
-import { PlantMetrics } from '../metrics/plant-metrics.js';
+import { PlantMetrics } from './plant-metrics.js';
 import { currentTraceparent } from '../tracing/trace-hooks.js';
 import type { ListPlantsQuery } from './dto/list-plants.query.js';
 import type { NewPlantDto } from './dto/new-plant.dto.js';

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { HostResolver } from './host-resolver.js';
+import { WebhookMetrics } from './webhook-metrics.js';
 import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { WebhookRetention } from './webhook-retention.js';
 import { WebhookSender } from './webhook-sender.js';
@@ -21,6 +22,7 @@ import { WebhookStorageModule } from './webhook-storage.module.js';
         new WebhookSender(settings, resolver),
     },
     WebhookDispatcher,
+    WebhookMetrics,
     WebhookRetention,
   ],
 })

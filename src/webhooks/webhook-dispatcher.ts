@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import { OutboxSignal } from '../database/outbox-signal.js';
 import { Transactions } from '../database/transactions.js';
-import { WebhookMetrics } from '../metrics/webhook-metrics.js';
+import { WebhookMetrics } from './webhook-metrics.js';
 import { inClientSpan } from '../tracing/trace-hooks.js';
 import { FairShare } from './fair-share.js';
 import { attemptOutcome } from './attempt-outcome.js';

@@ -1,18 +1,19 @@
 import { Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram } from 'prom-client';
-import { MetricsService } from './metrics.service.js';
-import { type DeliveryOutcome, WebhookMetrics } from './webhook-metrics.js';
+import { MetricsRegistry } from '../metrics/metrics-registry.js';
+
+/** How a delivery attempt ended. */
+export type DeliveryOutcome = 'delivered' | 'retry' | 'failed' | 'disabled';
 
 /** Webhook delivery figures, in the service's Prometheus registry. */
 @Injectable()
-export class WebhookMetricsService extends WebhookMetrics {
+export class WebhookMetrics {
   private readonly attempts: Counter<'outcome'>;
   private readonly latency: Histogram;
   private readPending: () => Promise<number> = async () => 0;
 
-  constructor(metrics: MetricsService) {
-    super();
-    const registers = [metrics.registry];
+  constructor(registry: MetricsRegistry) {
+    const registers = [registry];
     this.attempts = new Counter({
       name: 'webhook_deliveries_total',
       help: 'Webhook delivery attempts by outcome (delivered, retry, failed, disabled)',
@@ -36,12 +37,14 @@ export class WebhookMetricsService extends WebhookMetrics {
     });
   }
 
-  override deliveryAttempted(outcome: DeliveryOutcome, seconds: number): void {
+  /** One attempt and how long the receiver took (or the time until it failed). */
+  deliveryAttempted(outcome: DeliveryOutcome, seconds: number): void {
     this.attempts.inc({ outcome });
     this.latency.observe(seconds);
   }
 
-  override countPendingWith(read: () => Promise<number>): void {
+  /** How to read the number of pending deliveries when metrics are scraped. */
+  countPendingWith(read: () => Promise<number>): void {
     this.readPending = read;
   }
 }

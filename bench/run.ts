@@ -372,6 +372,10 @@ async function probeAll(targets: Target[]): Promise<Record<string, string[]>> {
   for (const name of [...(asDeployed ? ['service'] : []), 'same-work', 'conventional']) {
     if (results[name]) problems[name].push(...missingFeatures(results[name].headers));
   }
+  // The service pages: a page that has a next one links to it (and same-work must send the same).
+  if (results.service && results.service.headers.link === undefined) {
+    problems.service.push('no Link header on a page that has a next one');
+  }
   if (results['same-work'] && asDeployed) {
     problems['same-work'].push(
       ...headerDifferences(results.service.headers, results['same-work'].headers),

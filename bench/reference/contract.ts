@@ -4,9 +4,9 @@
  * hash, and the three operations on a store, shared by the same-work and
  * the bare reference (server.ts).
  */
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, hkdfSync } from 'node:crypto';
 import { isInteger, parse } from 'lossless-json';
-import type { PlantRow, Store } from './store.js';
+import type { ListedRow, PlantRow, Store } from './store.js';
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -32,7 +32,30 @@ export const errorSchema = {
   properties: { error: { type: 'integer' }, message: { type: 'string' } },
 } as const;
 
-const toPlant = (row: PlantRow) => (row.tag === null ? { name: row.name } : row);
+const toPlant = (row: PlantRow) =>
+  row.tag === null ? { name: row.name } : { name: row.name, tag: row.tag };
+
+/** The cursor key, derived from CURSOR_SECRET as the service derives it (src/http/page-cursor.ts). */
+const CURSOR_KEY = Buffer.from(
+  hkdfSync(
+    'sha256',
+    process.env.CURSOR_SECRET ?? 'reference-cursor-secret-0123456789abcdef',
+    Buffer.alloc(0),
+    'plant-store page cursor v1',
+    32,
+  ),
+);
+
+/**
+ * The Link header of a page that has a next one, with the service's cursor:
+ * base64url of the list's kind, the last id and a truncated HMAC-SHA256 of both.
+ */
+function nextLink(limit: number, lastId: string): string {
+  const body = Buffer.concat([Buffer.of(0x70), Buffer.from(lastId, 'utf8')]);
+  const tag = createHmac('sha256', CURSOR_KEY).update(body).digest().subarray(0, 12);
+  const cursor = Buffer.concat([body, tag]).toString('base64url');
+  return `</plants?limit=${limit}&after=${cursor}>; rel="next"`;
+}
 
 function textProblem(value: unknown, min: number): string | undefined {
   if (typeof value !== 'string') return 'must be a string';
@@ -136,8 +159,16 @@ export function errorAnswer(error: unknown, clientStatus: number | undefined) {
   return { status, headers, body: { error: status, message } };
 }
 
-export async function listPlants(store: Store, owner: string, query: Record<string, unknown>) {
-  return (await store.list(owner, limitOf(query))).map(toPlant);
+/** A page of the owner's plants: one row more than asked says whether a next link is due. */
+export async function listPlants(
+  store: Store,
+  owner: string,
+  query: Record<string, unknown>,
+): Promise<{ plants: ReturnType<typeof toPlant>[]; link?: string }> {
+  const limit = limitOf(query);
+  const rows: ListedRow[] = await store.list(owner, limit + 1);
+  if (rows.length <= limit) return { plants: rows.map(toPlant) };
+  return { plants: rows.slice(0, limit).map(toPlant), link: nextLink(limit, rows[limit - 1].id) };
 }
 
 /** 200 with the plant; an exact replay 200 too; the id taken by another plant 409. */

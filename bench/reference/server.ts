@@ -81,7 +81,11 @@ export async function buildReference(store: Store, bodyLimit: number, features?:
       preHandler: authenticate,
       schema: { response: { 200: { type: 'array', items: plantSchema }, '4xx': errorSchema } },
     },
-    async (request) => listPlants(store, request.owner, request.query as Record<string, unknown>),
+    async (request, reply) => {
+      const page = await listPlants(store, request.owner, request.query as Record<string, unknown>);
+      if (page.link !== undefined) void reply.header('link', page.link);
+      return page.plants;
+    },
   );
 
   app.post(

@@ -6,10 +6,15 @@ export interface PlantRow {
   tag: string | null;
 }
 
+/** A listed plant with its id as text (for the next link's cursor), as the service reads it. */
+export interface ListedRow extends PlantRow {
+  id: string;
+}
+
 /** The five queries of the hot path, written by hand for one database. */
 export interface Store {
   ownerOf(tokenHash: string): Promise<string | undefined>;
-  list(owner: string, limit: number): Promise<PlantRow[]>;
+  list(owner: string, limit: number): Promise<ListedRow[]>;
   /**
    * The plant and, in the same transaction, one pending delivery of `event` per
    * active webhook subscription of the owner: the service's outbox write.
@@ -75,8 +80,8 @@ function sqliteStore(file: string, busyTimeoutMs: number): Store {
       'SELECT owner FROM api_tokens WHERE token_hash = ? AND revoked_at IS NULL',
     )
     .pluck() as unknown as { get(hash: string): string | undefined };
-  const list = db.prepare<[string, number], PlantRow>(
-    'SELECT name, tag FROM plants WHERE owner = ? ORDER BY id LIMIT ?',
+  const list = db.prepare<[string, number], ListedRow>(
+    'SELECT CAST(id AS TEXT) AS id, name, tag FROM plants WHERE owner = ? ORDER BY id LIMIT ?',
   );
   const insert = db.prepare('INSERT INTO plants (owner, id, name, tag) VALUES (?, ?, ?, ?)');
   const insertEvents = db.prepare(
@@ -149,9 +154,9 @@ async function postgresStore(
       ).rows[0]?.owner,
     list: async (owner, limit) =>
       (
-        await query<PlantRow>(
+        await query<ListedRow>(
           'list',
-          'SELECT name, tag FROM plants WHERE owner = $1 ORDER BY id LIMIT $2',
+          'SELECT CAST(id AS TEXT) AS id, name, tag FROM plants WHERE owner = $1 ORDER BY id LIMIT $2',
           [owner, limit],
         )
       ).rows,

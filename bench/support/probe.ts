@@ -65,6 +65,8 @@ const FEATURE_HEADERS = [
   'x-request-id',
   'x-ratelimit-limit',
   'x-ratelimit-reset',
+  // A page that has a next one: the same cursor (every server has the bench's CURSOR_SECRET).
+  'link',
 ] as const;
 
 export type FeatureHeaders = Partial<Record<(typeof FEATURE_HEADERS)[number], string>>;
@@ -99,6 +101,14 @@ export async function probe(url: string, token: string): Promise<ProbeResult> {
       problems.push(`${what}: the error body ${text.slice(0, 200)} is not {"error", "message"}`);
     }
   }
+  // A second plant, so that a page of one has a next link.
+  const created = await fetch(`${url}/plants`, {
+    method: 'POST',
+    body: '{"id":3,"name":"probe 3"}',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+  });
+  await created.arrayBuffer();
+  if (created.status !== 200) problems.push(`POST /plants {"id":3}: ${created.status}, not 200`);
   const response = await fetch(`${url}/plants?limit=1`, {
     headers: { authorization: `Bearer ${token}`, 'x-request-id': REQUEST_ID },
   });

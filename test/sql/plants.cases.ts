@@ -1,0 +1,76 @@
+import { PlantsRepository } from '../../src/plants/plants.repository.js';
+import { PlantsService } from '../../src/plants/plants.service.js';
+import { PlantCreatedOutbox } from '../../src/webhooks/plant-created.outbox.js';
+import type { CaseContext, SqlFeature } from './sql-case.js';
+
+const OWNER = 'sql-plants';
+const PAGE = 7;
+
+/** The create as PostgreSQL writes it: PlantsRepository.insertThen with the outbox's part. */
+export async function createAsOneStatement(
+  { get, manager, capture }: CaseContext,
+  owner: string,
+  id: bigint,
+): Promise<void> {
+  const plant = { id, name: 'Ivy', tag: 'climber' };
+  await capture(async () => {
+    const part = get(PlantCreatedOutbox).statementPart('created');
+    const statement = get(PlantsRepository).insertThen(part);
+    await statement?.run(manager, { owner, ...plant, ...part.values(plant, null) });
+  });
+}
+
+export const plantsSql: SqlFeature = {
+  title: 'the plants feature (src/plants)',
+  path: 'src/plants/sql/plants',
+  cases: [
+    {
+      title:
+        'PlantsService.create: a plant with its plant-created events, PlantsRepository.insert and ' +
+        'PlantCreatedOutbox.record in one transaction (on PostgreSQL: PlantsRepository.insertThen)',
+      only: 'sqlite',
+      run: ({ get, capture }) =>
+        capture(() => get(PlantsService).create(OWNER, { id: 1n, name: 'Fern', tag: 'shade' })),
+    },
+    {
+      title:
+        'PlantsRepository.insert: one plant on the caller’s manager; a taken (owner, id) inserts nothing',
+      run: ({ get, manager, capture }) =>
+        capture(() => get(PlantsRepository).insert(manager, OWNER, 2n, 'Moss', null)),
+    },
+    {
+      title:
+        'PlantsRepository.insertThen: a create as one statement, the insert and a follow-up (the ' +
+        'outbox’s part, PlantCreatedOutbox.statementPart) in data-modifying CTEs (PostgreSQL only)',
+      run: (context) => createAsOneStatement(context, OWNER, 3n),
+    },
+    {
+      title: 'PlantsRepository.findOne: the owner’s plant by id',
+      run: ({ get, capture }) => capture(() => get(PlantsRepository).findOne(OWNER, 1n)),
+    },
+    {
+      title:
+        'PlantsRepository.page: the first page; its size is written into the SQL (one text per size)',
+      inlined: { size: PAGE },
+      run: ({ get, capture }) => capture(() => get(PlantsRepository).page(OWNER, PAGE)),
+    },
+    {
+      title: 'PlantsRepository.page: the page after an id (keyset paging)',
+      inlined: { size: PAGE },
+      run: ({ get, capture }) => capture(() => get(PlantsRepository).page(OWNER, PAGE, '1')),
+    },
+    {
+      title: 'PlantsRepository.pageEnd: where a long first page ends (an index-only walk)',
+      run: ({ get, capture }) => capture(() => get(PlantsRepository).pageEnd(OWNER, 500)),
+    },
+    {
+      title: 'PlantsRepository.pageEnd: where a long page after an id ends',
+      run: ({ get, capture }) => capture(() => get(PlantsRepository).pageEnd(OWNER, 500, '1')),
+    },
+    {
+      title: 'PlantsRepository.delete: the owner’s plant by id, on the caller’s manager',
+      run: ({ get, manager, capture }) =>
+        capture(() => get(PlantsRepository).delete(manager, OWNER, 2n)),
+    },
+  ],
+};

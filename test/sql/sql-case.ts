@@ -32,5 +32,7 @@ export interface SqlFeature {
   title: string;
   /** From the repository's root, without the database and extension. */
   path: string;
+  /** The one database it has a file for, when the other runs none of its SQL. */
+  only?: DatabaseKind;
   cases: SqlCase[];
 }

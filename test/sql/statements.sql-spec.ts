@@ -9,6 +9,7 @@ import { healthSql } from './health.cases.js';
 import { plantsSql } from './plants.cases.js';
 import { queryClasses, recordCalls, type QueryClass } from './query-methods.js';
 import type { SqlFeature } from './sql-case.js';
+import { startUpSql } from './start-up.cases.js';
 import { tokensSql } from './tokens.cases.js';
 import { webhookDeliveriesSql } from './webhook-deliveries.cases.js';
 import { webhookSubscriptionsSql } from './webhook-subscriptions.cases.js';
@@ -26,6 +27,7 @@ const FEATURES: SqlFeature[] = [
   webhookSubscriptionsSql,
   webhookDeliveriesSql,
   healthSql,
+  startUpSql,
 ];
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -47,7 +49,7 @@ describe.each(databaseKinds())('the SQL the service runs on %s', (kind) => {
     }
   });
 
-  for (const feature of FEATURES) {
+  for (const feature of FEATURES.filter(({ only }) => !only || only === kind)) {
     it(`${feature.path}.${kind}.sql`, async () => {
       const { app } = t.current;
       const entries: CapturedEntry[] = [];
@@ -82,7 +84,9 @@ describe.each(databaseKinds())('the SQL the service runs on %s', (kind) => {
 // A snapshot no feature writes any more would go stale unseen (a missing one fails its test above).
 describe('the SQL snapshot files', () => {
   it('are only the ones the features write, a file per feature and database', () => {
-    const expected = FEATURES.flatMap(({ path }) => KINDS.map((kind) => `${path}.${kind}.sql`));
+    const expected = FEATURES.flatMap(({ path, only }) =>
+      KINDS.filter((kind) => !only || only === kind).map((kind) => `${path}.${kind}.sql`),
+    );
     const stale = readdirSync(join(ROOT, 'src'), { recursive: true, encoding: 'utf8' })
       .filter((path) => path.endsWith('.sql'))
       .map((path) => `src/${path}`)

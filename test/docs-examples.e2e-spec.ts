@@ -84,6 +84,12 @@ const STEPS: Step[] = [
       expect(existsSync(join(reader.dir, 'data/plant-store.sqlite'))).toBe(true);
       const { source } = answerPattern(fence.body);
       expect(reader.service.output()).toMatch(new RegExp(`(?:^|\\n)[^\\n]*?${source}`));
+      // "Take the logged token": it works, for an owner with no plants yet.
+      const logged = /\n {4}(pst_[A-Za-z0-9_-]{43})\n/.exec(reader.service.output())![1];
+      const plants = await fetch(`${reader.url}/plants`, {
+        headers: { authorization: `Bearer ${logged}` },
+      });
+      expect([plants.status, await plants.text()]).toEqual([200, '[]']);
     },
   },
   {
@@ -290,7 +296,7 @@ async function runCommands(
       return result;
     };
     results.push(
-      step?.eventually ? await vi.waitFor(once, { timeout: 10_000, interval: 50 }) : await once(),
+      step?.eventually ? await vi.waitFor(once, { timeout: 20_000, interval: 50 }) : await once(),
     );
   }
   return results;
@@ -355,6 +361,7 @@ describe('docs examples, in the order a reader meets them', () => {
   for (const fence of FENCES) {
     const title = `${fence.file}:${fence.line} (${fence.lang || 'bare'})`;
     if (fence.notRun) it.skip(`${title}: not run: ${fence.notRun}`, () => undefined);
-    else it(title, () => runFence(fence, reader));
+    // A busy machine makes the token CLI (a second or more each) and the compiler slow.
+    else it(title, () => runFence(fence, reader), 60_000);
   }
 });

@@ -350,6 +350,13 @@ describe('docs examples, in the order a reader meets them', () => {
     expect([defaults.HOST, defaults.PORT]).toEqual(['127.0.0.1', 3000]);
   });
 
+  it('the files a reason for not running an example names exist', () => {
+    const named = FENCES.flatMap(
+      ({ notRun }) => notRun?.match(/\b(?:test|scripts|src)\/\S+\.\w+/g) ?? [],
+    );
+    expect(named.filter((file) => !existsSync(file))).toEqual([]);
+  });
+
   it('every step names exactly one example', () => {
     for (const step of STEPS)
       expect(

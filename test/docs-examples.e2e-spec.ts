@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { Environment } from '../src/config/environment.js';
+import { HttpVariables } from '../src/http/http.variables.js';
 import { type CommandResult, DocReader } from './support/doc-reader.js';
 import {
   answerPattern,
@@ -346,7 +346,7 @@ describe('docs examples, in the order a reader meets them', () => {
   });
 
   it("npm start listens where the examples call it, the defaults' http://127.0.0.1:3000", () => {
-    const defaults = new Environment();
+    const defaults = new HttpVariables();
     expect([defaults.HOST, defaults.PORT]).toEqual(['127.0.0.1', 3000]);
   });
 

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { expectError } from './support/expect-error.js';
 import { startApp, type TestApp } from './support/test-app.js';
 import { createTestDatabase, databaseKinds, type TestDatabase } from './support/test-database.js';
-import { eventually } from './support/webhook-load.js';
+import { eventually } from './support/eventually.js';
 import { startReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
 const ENV = {

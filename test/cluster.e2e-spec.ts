@@ -13,7 +13,8 @@ import {
   startService,
 } from './support/service-process.js';
 import { createTestDatabase, type TestDatabase } from './support/test-database.js';
-import { eventually, plantIdOf } from './support/webhook-load.js';
+import { eventually } from './support/eventually.js';
+import { plantIdOf } from './support/webhook-load.js';
 import { startReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
 const TOKEN = 'pst_cluster-test-token-0123456789abcdefghij';

@@ -17,7 +17,8 @@ import {
   type ServiceProcess,
   startService,
 } from './support/service-process.js';
-import { eventually, plantIdOf } from './support/webhook-load.js';
+import { eventually } from './support/eventually.js';
+import { plantIdOf } from './support/webhook-load.js';
 import { startReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
 const DATABASE = 'plant_store_failover';

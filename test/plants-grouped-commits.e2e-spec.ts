@@ -1,19 +1,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Transactions } from '../src/database/transactions.js';
 import { WriteBatch } from '../src/database/write-batch.js';
+import { eventually } from './support/eventually.js';
 import { useTestApp } from './support/test-app.js';
 import { databaseKinds } from './support/test-database.js';
 
 const CREATES = 32;
-
-/** Polls `done` every 10 ms until it holds; fails after `timeoutMs`. */
-async function until(done: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 /**
  * On SQLite every commit's flush runs on the event loop, one at a time:
@@ -43,7 +35,12 @@ describe.skipIf(!databaseKinds().includes('sqlite'))('writes grouped on sqlite',
       ...Array.from({ length: CREATES - 2 }, (_, i) => ({ id: 100 + i, name: `plant ${i}` })),
     ];
     const answers = Promise.all(bodies.map((body) => post(body)));
-    await until(() => added.mock.calls.length === CREATES, `${CREATES} creates to queue`);
+    await eventually(
+      () => added.mock.calls.length === CREATES,
+      () => `${added.mock.calls.length} of ${CREATES} creates queued`,
+      10_000,
+      10,
+    );
     release();
     await held;
     const statuses = (await answers).map((answer) => answer.status);
@@ -77,7 +74,12 @@ describe.skipIf(!databaseKinds().includes('sqlite'))('writes grouped on sqlite',
     const answers = Promise.all(
       ids.map((id) => t.current.http().delete(`/plants/${id}`).set('Authorization', auth)),
     );
-    await until(() => added.mock.calls.length === ids.length, `${ids.length} deletes to queue`);
+    await eventually(
+      () => added.mock.calls.length === ids.length,
+      () => `${added.mock.calls.length} of ${ids.length} deletes queued`,
+      10_000,
+      10,
+    );
     release();
     await held;
     const statuses = (await answers).map((answer) => answer.status);

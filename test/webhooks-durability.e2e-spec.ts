@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { killHard, type ServiceProcess, startService } from './support/service-process.js';
 import { createTestDatabase, databaseKinds, type TestDatabase } from './support/test-database.js';
+import { eventually } from './support/eventually.js';
 import {
   createPlants,
-  eventually,
   plantIdOf,
   subscribeOver,
   WEBHOOK_SERVICE_ENV,

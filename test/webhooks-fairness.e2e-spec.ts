@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenCli } from './support/service-process.js';
 import type { DatabaseKind } from '../src/database/data-source-options.js';
 import { databaseKinds } from './support/test-database.js';
+import { eventually } from './support/eventually.js';
 import {
   createPlants,
-  eventually,
   subscribeOver,
   useWebhookService,
   WEBHOOK_TOKEN as TOKEN,

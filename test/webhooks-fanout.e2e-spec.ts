@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tokenCli } from './support/service-process.js';
 import { databaseKinds } from './support/test-database.js';
+import { eventually } from './support/eventually.js';
 import {
   createPlants,
-  eventually,
   subscribeOver,
   useWebhookService,
   WEBHOOK_TOKEN as FAN_OUT_TOKEN,

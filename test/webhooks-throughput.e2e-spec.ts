@@ -1,8 +1,8 @@
 import autocannon from 'autocannon';
 import { describe, expect, it } from 'vitest';
 import { databaseKinds } from './support/test-database.js';
+import { eventually } from './support/eventually.js';
 import {
-  eventually,
   subscribeOver,
   useWebhookService,
   WEBHOOK_TOKEN as TOKEN,

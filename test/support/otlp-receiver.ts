@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { eventually } from './eventually.js';
 
 /** An OTLP AnyValue in the JSON encoding (https://opentelemetry.io/docs/specs/otlp/#json-protobuf-encoding). */
 interface AnyValue {
@@ -112,21 +113,12 @@ export class OtlpReceiver {
   }
 
   /** Waits until `found` returns a value for the spans received so far. */
-  async waitFor<T>(
-    found: (spans: ReceivedSpan[]) => T | undefined,
-    timeoutMs = 10_000,
-  ): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const result = found(this.spans);
-      if (result !== undefined) return result;
-      if (Date.now() > deadline) {
-        throw new Error(
-          `not received within ${timeoutMs} ms; spans: ${this.spans.map((s) => s.name).join(', ')}`,
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+  waitFor<T>(found: (spans: ReceivedSpan[]) => T | undefined, timeoutMs = 10_000): Promise<T> {
+    return eventually(
+      () => found(this.spans),
+      () => `spans: ${this.spans.map((s) => s.name).join(', ')}`,
+      timeoutMs,
+    );
   }
 
   /** The spans of one trace. */

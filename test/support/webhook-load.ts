@@ -69,19 +69,6 @@ export async function subscribeOver(
   return body.id;
 }
 
-/** Waits until `check` holds, polling every 50 ms; throws `describe()` after `timeoutMs`. */
-export async function eventually(
-  check: () => boolean | Promise<boolean>,
-  describe: () => string,
-  timeoutMs = 30_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(describe());
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 export interface WebhookServiceRun {
   database: TestDatabase;
   service: ServiceProcess;

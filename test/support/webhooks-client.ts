@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { eventually } from './eventually.js';
 import type { TestApp } from './test-app.js';
 
 export interface Subscription {
@@ -49,17 +50,15 @@ export function webhooksClient(t: TestApp, auth: string) {
       done: (deliveries: Delivery[]) => boolean,
       timeoutMs = 15_000,
     ): Promise<Delivery[]> {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const deliveries = await this.deliveries(id);
-        if (done(deliveries)) return deliveries;
-        if (Date.now() > deadline) {
-          throw new Error(
-            `deliveries never reached the expected state: ${JSON.stringify(deliveries)}`,
-          );
-        }
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      let deliveries: Delivery[] = [];
+      return eventually(
+        async () => {
+          deliveries = await this.deliveries(id);
+          return done(deliveries) && deliveries;
+        },
+        () => `deliveries never reached the expected state: ${JSON.stringify(deliveries)}`,
+        timeoutMs,
+      );
     },
   };
 }

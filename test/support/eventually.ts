@@ -1,0 +1,38 @@
+/**
+ * The one way the tests wait for something to happen: poll a condition until
+ * it holds, with a deadline. A test never waits a fixed time for a thing to
+ * be done (a busy machine makes any fixed time too short, and every run pays
+ * it in full); it waits for the thing itself: an answer, a log line, a state.
+ */
+
+/** What a probe returns while the condition does not hold yet. */
+type NotYet = false | undefined | null;
+
+/**
+ * Polls `probe` until it returns something other than false, undefined or
+ * null, and returns that. The attempts start `intervalMs` apart (at once
+ * after a slow attempt), the first at once; after `timeoutMs` it throws an
+ * Error saying `describe()`. An error `probe` throws ends the wait with it:
+ * that is how a probe says that the awaited state can no longer come.
+ */
+export async function eventually<T>(
+  probe: () => T | NotYet | Promise<T | NotYet>,
+  describe: string | (() => string | Promise<string>),
+  timeoutMs = 30_000,
+  intervalMs = 50,
+): Promise<Exclude<T, NotYet>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const started = Date.now();
+    const found = await probe();
+    if (found !== false && found !== undefined && found !== null) {
+      return found as Exclude<T, NotYet>;
+    }
+    if (Date.now() > deadline) {
+      const why = typeof describe === 'string' ? describe : await describe();
+      throw new Error(`not within ${timeoutMs} ms: ${why}`);
+    }
+    const nextAttempt = started + intervalMs - Date.now();
+    if (nextAttempt > 0) await new Promise((next) => setTimeout(next, nextAttempt));
+  }
+}

@@ -2,6 +2,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from './support/test-app.js';
 import { databaseKinds } from './support/test-database.js';
+import { untilNothingPending } from './support/webhook-load.js';
 import { type Answer, startReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 import { webhooksClient } from './support/webhooks-client.js';
 
@@ -71,6 +72,9 @@ describe.each(databaseKinds())('plant-created webhooks on %s', (kind) => {
       await local.close();
     }
   });
+
+  const nothingPending = () =>
+    untilNothingPending(async () => (await t.current.http().get('/metrics')).text, 15_000);
 
   /** A new owner subscribed to a receiver of its own that answers with `answer`. */
   const subscribed = async (answer: Answer) => {
@@ -152,7 +156,7 @@ describe.each(databaseKinds())('plant-created webhooks on %s', (kind) => {
     const list = await t.current.http().get('/webhooks').set('Authorization', auth);
     expect(list.body[0].disabledAt).toEqual(expect.any(String));
     await hooks.createPlant('{"id":5,"name":"Thyme"}');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await nothingPending();
     expect(local.received).toHaveLength(1);
     expect(await hooks.deliveries(subscription.id)).toHaveLength(1);
   });
@@ -171,7 +175,7 @@ describe.each(databaseKinds())('plant-created webhooks on %s', (kind) => {
     await bob.hooks.createPlant('{"id":6,"name":"Bob\'s"}');
     await alice.local.waitFor(1);
     await bob.local.waitFor(1);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await nothingPending();
     expect(alice.local.received.map((r) => r.body)).toEqual(['{"id":6,"name":"Rue"}']);
     expect(bob.local.received.map((r) => r.body)).toEqual(['{"id":6,"name":"Bob\'s"}']);
     expect(await alice.hooks.deliveries(alice.subscription.id)).toHaveLength(1);
@@ -212,7 +216,7 @@ describe.each(databaseKinds())('plant-created webhooks on %s', (kind) => {
       .delete(`/webhooks/${subscription.id}`)
       .set('Authorization', auth);
     expect(deleted.status).toBe(204);
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    await nothingPending();
     expect(local.received).toHaveLength(1);
   });
 });

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import type { DatabaseKind } from '../../src/database/data-source-options.js';
+import { eventually } from './eventually.js';
 import { killHard, type ServiceProcess, startService } from './service-process.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 import { type ReceivedWebhook, startReceiver, type WebhookReceiver } from './webhook-receiver.js';
@@ -68,6 +69,32 @@ export async function subscribeOver(
   if (response.status !== 201) throw new Error(`subscribe answered ${response.status}`);
   return body.id;
 }
+
+/**
+ * Until no webhook delivery is pending, as the webhook_deliveries_pending
+ * gauge in `scrape()` (a /metrics text) counts them, for all instances. A
+ * delivery is written with its create, sent only while pending, and leaves
+ * that state only once its attempt was sent and recorded: after this nothing
+ * more is sent, and a test may check what was not.
+ */
+export async function untilNothingPending(
+  scrape: () => Promise<string>,
+  timeoutMs = 30_000,
+): Promise<void> {
+  let gauge: string | undefined;
+  await eventually(
+    async () => {
+      gauge = /^webhook_deliveries_pending .*$/m.exec(await scrape())?.[0];
+      return gauge === 'webhook_deliveries_pending 0';
+    },
+    () => `deliveries still pending: ${gauge ?? 'no webhook_deliveries_pending gauge'}`,
+    timeoutMs,
+  );
+}
+
+/** untilNothingPending on a service process, through its /metrics. */
+export const untilNothingPendingAt = (serviceUrl: string, timeoutMs?: number): Promise<void> =>
+  untilNothingPending(async () => (await fetch(`${serviceUrl}/metrics`)).text(), timeoutMs);
 
 export interface WebhookServiceRun {
   database: TestDatabase;

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from './support/eventually.js';
 import { killHard, type ServiceProcess, startService } from './support/service-process.js';
 import { createTestDatabase, databaseKinds, type TestDatabase } from './support/test-database.js';
 import { startTestIssuer, type TestIssuer } from './support/test-issuer.js';
@@ -60,13 +61,11 @@ describe.each(databaseKinds())(
       issuer.setDown(false);
       expect(statuses).toEqual([200, 401, 401, 401, 503]);
 
-      for (
-        let waited = 0;
-        !/"statusCode":503/.test(service.output()) && waited < 5000;
-        waited += 50
-      ) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await eventually(
+        () => /"statusCode":503/.test(service.output()),
+        'the log line of the 503',
+        5000,
+      );
       const output = service.output();
       expect(output).toMatch(/"statusCode":503/);
       for (const token of tokens) {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { loadBetterSqlite3 } from '../src/database/better-sqlite3.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ShutdownState } from '../src/lifecycle/shutdown-state.js';
+import { eventually } from './support/eventually.js';
 import { expectError } from './support/expect-error.js';
 import { plantsClient } from './support/plants-client.js';
 import { seedPlants } from './support/seed.js';
@@ -114,7 +115,14 @@ describe('the running service (node dist/bundle/main.js)', () => {
       file.exec('ALTER TABLE plants_away RENAME TO plants');
       file.close();
       expect(failed.status).toBe(500);
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The log lines reach the pipe a little after the answers: the last request's are the last.
+      await eventually(
+        () =>
+          /"statusCode":500/.test(service.output()) &&
+          /"context":"HttpError"/.test(service.output()),
+        'the log lines of the 500',
+        5000,
+      );
 
       const output = service.output();
       expect(output).not.toContain(TOKEN);
@@ -173,7 +181,11 @@ describe('the running service (node dist/bundle/main.js)', () => {
       service.child.kill('SIGTERM');
       // The drain: a balancer sees the instance not ready, while it still serves
       // new requests, closing each connection after its answer.
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await eventually(
+        () => /SIGTERM received: not ready/.test(service.output()),
+        'the line that says the drain began',
+        5000,
+      );
       expect((await fetch(`${service.url}/health/ready`)).status).toBe(503);
       const during = await fetch(`${service.url}/plants?limit=1`, { headers: auth });
       expect(during.status).toBe(200);

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTokenCli } from '../src/auth/token-cli.js';
+import { eventually } from './support/eventually.js';
 import { killHard, type ServiceProcess, startService } from './support/service-process.js';
 import { runSql } from './support/seed.js';
 import { createTestDatabase, databaseKinds, type TestDatabase } from './support/test-database.js';
@@ -132,9 +133,11 @@ describe.each(databaseKinds())(
           .output()
           .split('\n')
           .filter((line) => / -> 500/.test(line));
-      for (let waited = 0; faultLines().length < 5 && waited < 5000; waited += 50) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await eventually(
+        () => faultLines().length >= 5,
+        () => `${faultLines().length} of 5 lines of a 500 logged`,
+        5000,
+      );
       const output = service.output();
       expect(faultLines()).toHaveLength(5);
       expect(output).toMatch(/plants_away|no such table|does not exist/);
@@ -169,10 +172,7 @@ describe.each(databaseKinds())(
         const response = await fetch(service.url + path, { headers: { 'x-request-id': id } });
         expect(response.status).toBe(status);
         await response.text();
-        for (let waited = 0; !lineOf(id) && waited < 5000; waited += 50) {
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
-        const line = lineOf(id)!;
+        const line = await eventually(() => lineOf(id), `the log line of ${id}`, 5000);
         const url = JSON.parse(line).req.url as string;
         if (path.length > 2048) {
           expect(line.length).toBeLessThan(3000);

@@ -392,7 +392,10 @@ describe.each(databaseKinds())('tracing with OpenTelemetry on %s', (kind) => {
         headers: { ...AUTH, traceparent: `00-${traceId}-${randomHex(8)}-01` },
       });
       expect(listed.status).toBe(200);
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      // Stopped: with tracing on, the SDK would flush what it holds on SIGTERM (as below).
+      const exited = new Promise((resolve) => service.child.once('exit', resolve));
+      service.child.kill('SIGTERM');
+      expect(await exited).toBe(0);
       expect(receiver.requests).toEqual([]);
 
       const loaded = await recorder.loaded();

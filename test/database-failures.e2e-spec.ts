@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { eventually } from './support/eventually.js';
 import { expectError } from './support/expect-error.js';
 import { plantsClient } from './support/plants-client.js';
 import { startApp, type TestApp } from './support/test-app.js';
@@ -90,7 +91,14 @@ describe.skipIf(!databaseKinds().includes('postgres'))('database failures on Pos
     };
     const clients = Array.from({ length: 4 }, client);
     for (let cut = 0; cut < 5; cut++) {
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      // Under load again before each cut: some creates acknowledged since the last.
+      const before = acknowledged.length;
+      await eventually(
+        () => acknowledged.length >= before + 10,
+        () => `${acknowledged.length - before} creates acknowledged since cut ${cut}`,
+        10_000,
+        10,
+      );
       await endSessions();
     }
     running = false;

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MIGRATION_LOCK_KEY } from '../src/database/run-migrations.js';
+import { eventually } from './support/eventually.js';
 import {
   killHard,
   type ServiceProcess,
@@ -68,16 +69,20 @@ describe.skipIf(!databaseKinds().includes('postgres'))(
         // Awaited below; a start that fails before then must not be an unhandled rejection.
         for (const start of starting) void start.catch(() => undefined);
         let waiting = 0;
-        const deadline = Date.now() + 60_000;
-        while (waiting < 2 && Date.now() < deadline) {
-          await new Promise((resolveWait) => setTimeout(resolveWait, 100));
-          const { rows } = await holder.query<{ waiting: string }>(
-            `SELECT count(*) AS waiting FROM pg_locks
-             WHERE locktype = 'advisory' AND objid = $1 AND NOT granted`,
-            [MIGRATION_LOCK_KEY],
-          );
-          waiting = Number(rows[0].waiting);
-        }
+        await eventually(
+          async () => {
+            const { rows } = await holder.query<{ waiting: string }>(
+              `SELECT count(*) AS waiting FROM pg_locks
+               WHERE locktype = 'advisory' AND objid = $1 AND NOT granted`,
+              [MIGRATION_LOCK_KEY],
+            );
+            waiting = Number(rows[0].waiting);
+            return waiting >= 2;
+          },
+          () => `${waiting} of 2 services waiting for the migration lock`,
+          60_000,
+          100,
+        ).catch(() => undefined); // the test checks that both were
         await holder.query('COMMIT');
         const results = await Promise.allSettled(starting);
         const started = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));

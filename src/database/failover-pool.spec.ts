@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { NoConnectionError } from './database-errors.js';
 import { FailoverPool, type FailoverPoolOptions } from './failover-pool.js';
 import { parsePostgresUrl } from './postgres-url.js';
+import { eventually } from '../../test/support/eventually.js';
+import { nextMacrotask } from './next-macrotask.js';
 import { withDeadline } from './request-scope.js';
 
 const adminUrl = inject('postgresAdminUrl');
@@ -104,13 +106,21 @@ describe.skipIf(!adminUrl)('FailoverPool on PostgreSQL', () => {
 
   it("gives a statement no more than the request's deadline, and drops its connection", async () => {
     const pool = poolFor(url);
+    // A statement that waits for as long as the test wants: for a lock another session holds.
+    const holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    await holder.query('SELECT pg_advisory_lock(1)');
     const client = await pool.connect();
     const old = await pid(client);
     const started = Date.now();
-    await expect(
-      withDeadline(Date.now() + 300, () => client.query('SELECT pg_sleep(3)')),
-    ).rejects.toThrow('Query read timeout');
-    expect(Date.now() - started).toBeLessThan(2000);
+    try {
+      await expect(
+        withDeadline(Date.now() + 300, () => client.query('SELECT pg_advisory_lock(1)')),
+      ).rejects.toThrow('Query read timeout');
+      expect(Date.now() - started).toBeLessThan(2000);
+    } finally {
+      await holder.end();
+    }
     client.release();
     const next = await pool.connect();
     expect(await pid(next)).not.toBe(old);
@@ -150,10 +160,11 @@ describe.skipIf(!adminUrl)('FailoverPool on PostgreSQL', () => {
           client.release();
         }),
       );
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Every waiter queued, and the event loop served: none has a connection while none is free.
+      await nextMacrotask();
       expect(order).toEqual([]);
       held[0].release();
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await eventually(() => order.length > 0, 'no waiter got the freed connection', 10_000);
       expect(order).toEqual([first]);
       checked();
       held[1].release();

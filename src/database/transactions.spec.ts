@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { dataSourceOptions } from './data-source-options.js';
+import { nextMacrotask } from './next-macrotask.js';
 import { Transactions } from './transactions.js';
 
 const settings = { DB_POOL_SIZE: 2, DB_CONNECT_TIMEOUT_MS: 2000, DB_STATEMENT_TIMEOUT_MS: 2000 };
@@ -29,16 +30,20 @@ describe('Transactions on SQLite', () => {
   it("keeps a write made while another's transaction is open when that transaction rolls back", async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
+    let opened!: () => void;
+    const open = new Promise<void>((resolve) => (opened = resolve));
     const failing = transactions.run(async (manager) => {
       await manager.query("INSERT INTO t VALUES ('from the transaction')");
+      opened();
       await gate;
       throw new Error('rolled back');
     });
+    await open;
     const write = transactions.write((manager) =>
       manager.query("INSERT INTO t VALUES ('acknowledged')"),
     );
-    // The write waits for its turn rather than running inside the open transaction.
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The write waits for its turn rather than running inside the open transaction
+    // (where the rollback below would undo it).
     expect(await names()).toEqual(['from the transaction']);
     release();
     await expect(failing).rejects.toThrow('rolled back');
@@ -51,7 +56,8 @@ describe('Transactions on SQLite', () => {
       ['a', 'b', 'c', 'd'].map((name) =>
         transactions.run(async (manager) => {
           await manager.query('INSERT INTO t VALUES (?)', [name]);
-          await new Promise((resolve) => setTimeout(resolve, 5));
+          // Lets the event loop run whatever waits: another transaction, were they not taking turns.
+          await nextMacrotask();
           if (name === 'b') throw new Error('b fails');
         }),
       ),

@@ -1,15 +1,19 @@
 import { describe, expect, it } from 'vitest';
+import { nextMacrotask } from './next-macrotask.js';
 import { WriteBatch } from './write-batch.js';
 
 /** A writer that records what it was asked to write, and can be held open or made to fail. */
 class Recorder {
   readonly calls: string[][] = [];
   failOn: string | undefined;
+  /** Resolves once a batch is being written (called when writeAll is). */
+  private batchStarted = (): void => {};
   private gate = Promise.resolve();
   private release = (): void => {};
   readonly batch = new WriteBatch<string, string>(
     async (items) => {
       this.calls.push(items);
+      this.batchStarted();
       await this.gate;
       if (this.failOn !== undefined && items.includes(this.failOn)) {
         throw new Error(`cannot write ${this.failOn}`);
@@ -31,6 +35,11 @@ class Recorder {
   open(): void {
     this.release();
   }
+
+  /** Resolves when the next batch starts being written. */
+  nextBatch(): Promise<void> {
+    return new Promise((resolve) => (this.batchStarted = resolve));
+  }
 }
 
 describe('WriteBatch', () => {
@@ -44,10 +53,12 @@ describe('WriteBatch', () => {
   it('writes one item alone, and what is asked for during a batch in the next one', async () => {
     const writer = new Recorder();
     writer.hold();
+    const started = writer.nextBatch();
     const first = [writer.batch.add('a'), writer.batch.add('b')];
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await started;
     const during = [writer.batch.add('c'), writer.batch.add('d')];
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    // The turn in which a batch of c and d would start, were batches not one at a time.
+    await nextMacrotask();
     // One batch at a time: c and d wait for a and b.
     expect(writer.calls).toEqual([['a', 'b']]);
     writer.open();

@@ -40,8 +40,8 @@ describe.each(databaseKinds())('APP_ROLE on %s', (kind) => {
       .set('Authorization', auth)
       .send({ id: 1, name: 'Fern' });
     expect(created.status).toBe(200);
-    // No dispatcher in an api instance: the event waits in the outbox.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // No dispatcher in an api instance: the event waits in the outbox (checked
+    // below, once the worker has sent it: the api never tried).
     expect(receiver.received).toHaveLength(0);
 
     const worker = await startApp(database, { ...ENV, APP_ROLE: 'worker' });
@@ -63,5 +63,14 @@ describe.each(databaseKinds())('APP_ROLE on %s', (kind) => {
       10_000,
     );
     expect(receiver.received.map((r) => r.body)).toEqual(['{"id":1,"name":"Fern"}']);
+    // Sent once, on its first attempt, and that attempt was the worker's: the api made none.
+    const deliveries = await api
+      .http()
+      .get(`/webhooks/${subscribed.body.id}/deliveries`)
+      .set('Authorization', auth);
+    expect(deliveries.body).toMatchObject([{ state: 'delivered', attempts: 1 }]);
+    const attempted = /^webhook_deliveries_total\{outcome="delivered"\} (\d+)$/m;
+    expect(attempted.exec((await http().get('/metrics')).text)?.[1]).toBe('1');
+    expect(attempted.exec((await api.http().get('/metrics')).text)).toBeNull();
   });
 });

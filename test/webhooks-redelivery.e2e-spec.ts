@@ -78,9 +78,10 @@ describe.each(databaseKinds())('webhook redelivery on %s', (kind) => {
   it('recovers every failed delivery created since a time, and only those', async () => {
     const { owner, hooks, subscription, post, answer } = await subscribed(503);
     await hooks.createPlant('{"id":1,"name":"Fern"}');
-    await hooks.waitForDeliveries(subscription.id, allIn('failed', 1));
-    const since = new Date().toISOString();
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    const [first] = await hooks.waitForDeliveries(subscription.id, allIn('failed', 1));
+    // A millisecond after the first event was written; the next two are written
+    // later, after its two attempts and their answers.
+    const since = new Date(Date.parse(first.createdAt) + 1).toISOString();
     await hooks.createPlant('{"id":2,"name":"Moss"}');
     await hooks.createPlant('{"id":3,"name":"Ivy"}');
     const failed = await hooks.waitForDeliveries(subscription.id, allIn('failed', 3));

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { expectError } from './support/expect-error.js';
 import {
@@ -33,10 +33,10 @@ async function answerWithoutBody(
 ): Promise<RawAnswer> {
   const head = `${method} ${path} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n${headers}`;
   const upload = startUpload(port, head, contentLength, 0);
-  const answer = await Promise.race([
-    upload.answer,
-    sleep(10_000).then((): RawAnswer => ({ answered: false, raw: 'no answer in 10 s' })),
-  ]);
+  // A deadline, not a wait: no answer in 10 s, and the closed connection makes it { answered: false }.
+  const deadline = setTimeout(() => upload.socket.destroy(), 10_000);
+  const answer = await upload.answer;
+  clearTimeout(deadline);
   upload.socket.destroy();
   return answer;
 }
@@ -48,6 +48,23 @@ function bytesReadOfNextConnection(t: TestApp): Promise<number> {
     server.once('connection', (socket: Socket) =>
       socket.once('close', () => resolve(socket.bytesRead)),
     ),
+  );
+}
+
+/**
+ * Resolves once the service starts reading the body of the next request it
+ * gets: the body parser listens for the request's data (nothing before it does).
+ */
+function bodyReadOfNextRequest(t: TestApp): Promise<void> {
+  const server = t.app.getHttpServer();
+  return new Promise((resolve) =>
+    server.prependOnceListener('request', (request: IncomingMessage) => {
+      const on = request.on.bind(request);
+      request.on = ((event: string, listener: (chunk: unknown) => void) => {
+        if (event === 'data') resolve();
+        return on(event as 'data', listener);
+      }) as typeof request.on;
+    }),
   );
 }
 
@@ -196,8 +213,14 @@ describe.each(databaseKinds())('authentication before the body on %s', (kind) =>
     const port = await portOf(t.current);
     const head = `POST /plants HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\nauthorization: ${auth}\r\n`;
     const body = '{"id": 1, "name": "fern"}';
+    const reading = bodyReadOfNextRequest(t.current);
     const upload = startUpload(port, head, body.length, 0);
-    await sleep(300);
+    // Authenticated, the service goes on to read the body, with no answer before it.
+    const first = await Promise.race([
+      reading.then(() => 'the service reads the body'),
+      upload.answer.then((answer) => `an answer before the body: ${answer.raw}`),
+    ]);
+    expect(first).toBe('the service reads the body');
     upload.socket.write(body);
     const answer = await upload.answer;
     upload.socket.destroy();

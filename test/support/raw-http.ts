@@ -1,6 +1,5 @@
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Answer } from './hostile-answer.js';
 import type { HostileRequest } from './hostile-requests.js';
 
@@ -89,7 +88,10 @@ export interface Upload {
   answer: Promise<RawAnswer>;
   /** Error codes the client's socket saw (ECONNRESET, EPIPE: the server reset it). */
   errors: string[];
-  /** Sends `bytes` more of the body, ends the client's side and waits for the close. */
+  /**
+   * Once the server has closed its side of the connection, sends `bytes` more
+   * of the body, ends the client's side and waits for the close.
+   */
   finish(bytes: number): Promise<void>;
 }
 
@@ -110,6 +112,11 @@ export function startUpload(
   const chunks: Buffer[] = [];
   socket.on('error', (error: NodeJS.ErrnoException) => errors.push(error.code ?? error.message));
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  // The server's FIN (its side closed), or a reset that closes both.
+  const serverDone = new Promise<void>((resolve) => {
+    socket.once('end', () => resolve());
+    void closed.then(resolve);
+  });
   const answer = new Promise<RawAnswer>((resolve) => {
     socket.on('data', (chunk: Buffer) => {
       chunks.push(chunk);
@@ -127,8 +134,8 @@ export function startUpload(
   socket.write(`${head}content-length: ${contentLength}\r\n\r\n`);
   socket.write(Buffer.alloc(firstBodyBytes, 'x'));
   const finish = async (bytes: number) => {
-    // Long enough for a server that closes without lingering to have closed.
-    await sleep(100);
+    // Once the server has closed its side: one that closes without lingering has closed.
+    await serverDone;
     await new Promise<void>((resolve) => {
       socket.write(Buffer.alloc(bytes, 'x'), () => resolve());
       socket.once('error', () => resolve());

@@ -77,12 +77,14 @@ const partsMissing =
   process.env.CI !== 'true' && (!haproxyInstalled() || !existsSync(PGBOUNCER_PATH));
 if (partsMissing) console.warn('HAProxy or PgBouncer is not installed: the fleet test is skipped.');
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const FLEET =
+  'a fleet: three instances behind HAProxy, PostgreSQL through PgBouncer, Redis ' +
+  '(needs HAProxy, PgBouncer, PostgreSQL and Redis; not in the PgBouncer pass)';
 
 // Its own PgBouncer: nothing to add in the suites' PgBouncer pass.
 describe.skipIf(
   partsMissing || !inject('postgresAdminUrl') || !inject('redisUrl') || !!inject('pgbouncerUrl'),
-)('a fleet: three instances behind HAProxy, PostgreSQL through PgBouncer, Redis', () => {
+)(FLEET, () => {
   let database: TestDatabase;
   let pgbouncer: PgBouncer;
   let balancer: Balancer;
@@ -94,8 +96,13 @@ describe.skipIf(
   const start = async (i: number) => {
     instances[i] = await startService(cwd, { ...env, PORT: String(ports[i]) });
   };
-  /** Until the balancer's checks have seen it ready (rise 1 at 0.5 s intervals). */
-  const settle = () => sleep(1200);
+  /** Under way: some creates through the balancer acknowledged. */
+  const going = (load: Load) =>
+    eventually(
+      () => load.acknowledged.size >= 50,
+      () =>
+        `the load has ${load.acknowledged.size} creates acknowledged after ${load.requests} requests`,
+    );
 
   beforeAll(async () => {
     database = await createTestDatabase('postgres');
@@ -151,15 +158,17 @@ describe.skipIf(
     { timeout: 120_000 },
     async () => {
       const rolling = new Load(balancer.url, 1);
-      await sleep(1000);
+      await going(rolling);
       for (let i = 0; i < INSTANCES; i++) {
         const exited = new Promise<number | null>((resolve) =>
           instances[i].child.once('exit', resolve),
         );
         instances[i].child.kill('SIGTERM');
         expect(await exited).toBe(0);
+        // Seen not ready while it drained; back in the rotation once its check passes.
+        await balancer.waitForServer(i, 'DOWN');
         await start(i);
-        await settle();
+        await balancer.waitForServer(i, 'UP');
       }
       await rolling.stop();
       console.log(
@@ -169,11 +178,11 @@ describe.skipIf(
       expect(rolling.failures).toEqual([]);
 
       const crash = new Load(balancer.url, 1_000_000);
-      await sleep(1000);
+      await going(crash);
       await killHard(instances[0]);
-      await sleep(1000);
+      await balancer.waitForServer(0, 'DOWN');
       await start(0);
-      await settle();
+      await balancer.waitForServer(0, 'UP');
       await crash.stop();
       console.log(
         `cluster: kill -9 of one instance: ${crash.requests} requests, ${crash.failures.length} failed ` +

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { PGBOUNCER_PATH } from '../../bench/support/pgbouncer.js';
+import { eventually } from './eventually.js';
 import { freePort } from './haproxy.js';
 
 /** Debian's packages (Patroni 3.0 and etcd 3.4 on Debian 12), the PostgreSQL 15 server binaries. */
@@ -22,7 +23,6 @@ export const patroniInstalled = (): boolean =>
   ) && existsSync(join(PG_BIN_DIR, 'postgres'));
 
 const HOST = '127.0.0.1';
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface PatroniNode {
   name: string;
@@ -313,9 +313,9 @@ export async function startPatroniCluster(
     if (child?.running()) {
       // SIGTERM: Patroni stops PostgreSQL (fast shutdown) and releases its key; a hung one is killed.
       child.child.kill('SIGTERM');
-      await Promise.race([child.exited, sleep(30_000)]);
-      if (child.running()) child.child.kill('SIGKILL');
+      const hung = setTimeout(() => child.child.kill('SIGKILL'), 30_000);
       await child.exited;
+      clearTimeout(hung);
     }
     killGroup(postgresGroup(dataDir(name)));
   };
@@ -336,16 +336,13 @@ export async function startPatroniCluster(
     return leaders.length === 1 ? leaders[0].name : undefined;
   };
 
-  const leader = async () => {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const name = await primaryOf();
-      if (name) return name;
-      if (Date.now() > deadline)
-        throw new Error(`no Patroni node answers /primary with 200\n${await logs()}`);
-      await sleep(200);
-    }
-  };
+  const leader = () =>
+    eventually(
+      primaryOf,
+      async () => `no Patroni node answers /primary with 200\n${await logs()}`,
+      30_000,
+      200,
+    );
 
   const write = (name: string) =>
     queryOnce(
@@ -354,33 +351,33 @@ export async function startPatroniCluster(
         `INSERT INTO failover_probe VALUES (${Date.now()})`,
     );
 
-  const waitForWritable = (sinceMs: number, timeoutMs = 60_000, except?: string) =>
-    new Promise<number>((resolve, reject) => {
-      const deadline = Date.now() + timeoutMs;
-      let done = false;
-      const probe = async (node: PatroniNode) => {
-        while (!done) {
+  const waitForWritable = async (sinceMs: number, timeoutMs = 60_000, except?: string) => {
+    // Each node probed on its own, every 100 ms: a probe that hangs on one node
+    // does not delay the other's. The first write to commit ends both.
+    let writable: number | undefined;
+    const probe = (node: PatroniNode) =>
+      eventually(
+        async () => {
+          if (writable !== undefined) return writable;
           const started = Date.now();
-          if (started > deadline) {
-            done = true;
-            reject(new Error(`no node took a write within ${timeoutMs} ms\n${await logs()}`));
-            return;
-          }
           try {
             await write(node.name);
-            if (!done && started >= sinceMs) {
-              done = true;
-              resolve(Date.now());
-            }
-            return;
           } catch {
-            // not writable (yet)
+            return undefined; // not writable (yet)
           }
-          await sleep(Math.max(0, started + 100 - Date.now()));
-        }
-      };
-      for (const node of nodes) if (node.name !== except) void probe(node);
-    });
+          if (started >= sinceMs) writable ??= Date.now();
+          return writable;
+        },
+        `no node took a write`,
+        timeoutMs,
+        100,
+      );
+    try {
+      return await Promise.any(nodes.filter((node) => node.name !== except).map(probe));
+    } catch {
+      throw new Error(`no node took a write within ${timeoutMs} ms\n${await logs()}`);
+    }
+  };
 
   const healthy = async (): Promise<string | undefined> => {
     const name = await primaryOf();
@@ -405,26 +402,22 @@ export async function startPatroniCluster(
   };
 
   const waitHealthy = async (timeoutMs = 120_000) => {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const problem = await healthy();
-      if (!problem) return;
-      if (Date.now() > deadline)
-        throw new Error(
-          `the cluster is not healthy after ${timeoutMs} ms: ${problem}\n${await logs()}`,
-        );
-      await sleep(250);
-    }
+    let problem: string | undefined;
+    await eventually(
+      async () => (problem = await healthy()) === undefined,
+      async () => `the cluster is not healthy: ${problem}\n${await logs()}`,
+      timeoutMs,
+      250,
+    );
   };
 
-  const waitForLeader = async (name: string, timeoutMs: number) => {
-    const deadline = Date.now() + timeoutMs;
-    while ((await restStatus(byName(name).restPort, '/primary')) !== 200) {
-      if (Date.now() > deadline)
-        throw new Error(`${name} did not become leader in ${timeoutMs} ms\n${await logs()}`);
-      await sleep(100);
-    }
-  };
+  const waitForLeader = (name: string, timeoutMs: number) =>
+    eventually(
+      async () => (await restStatus(byName(name).restPort, '/primary')) === 200,
+      async () => `${name} did not become leader\n${await logs()}`,
+      timeoutMs,
+      100,
+    );
 
   const switchover = async () => {
     const from = await leader();
@@ -486,14 +479,16 @@ export async function startPatroniCluster(
       ],
       etcdLog,
     );
-    const etcdDeadline = Date.now() + 20_000;
-    for (;;) {
-      const health = await restJson<{ health: string }>(etcdClient, '/health');
-      if (health?.health === 'true') break;
-      if (!etcd.running() || Date.now() > etcdDeadline)
-        throw new Error(`etcd did not become healthy\n${await logs()}`);
-      await sleep(100);
-    }
+    const started = etcd;
+    await eventually(
+      async () => {
+        if (!started.running()) throw new Error(`etcd exited\n${await logs()}`);
+        return (await restJson<{ health: string }>(etcdClient, '/health'))?.health === 'true';
+      },
+      async () => `etcd did not become healthy\n${await logs()}`,
+      20_000,
+      100,
+    );
 
     for (const node of nodes) {
       await mkdir(nodeDir(node.name), { mode: 0o700 });
@@ -586,6 +581,34 @@ export async function startPatroniCluster(
   };
 }
 
+/**
+ * Waits until `ready()` holds of a process just started, polling every 200 ms;
+ * if it exits first or the deadline passes, stops it and throws with `why()`
+ * and the end of its log.
+ */
+async function readyOrStopped(
+  started: { child: Logged; logFile: string; stop: () => Promise<void> },
+  ready: () => Promise<boolean>,
+  why: () => string,
+  timeoutMs: number,
+): Promise<void> {
+  try {
+    await eventually(
+      async () => {
+        if (!started.child.running()) throw new Error(`it exited: ${why()}`);
+        return ready();
+      },
+      why,
+      timeoutMs,
+      200,
+    );
+  } catch (error) {
+    const log = await tail(started.logFile, 20);
+    await started.stop();
+    throw new Error(`${(error as Error).message}\n${log}`);
+  }
+}
+
 export interface PatroniEndpoint {
   host: string;
   port: number;
@@ -663,23 +686,23 @@ export async function startPatroniBalancer(
     await haproxy.exited;
     await rm(dir, { recursive: true, force: true });
   };
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const leader = await cluster.leader().catch(() => undefined);
-    const states = await serverStates(socket);
-    // A server is given connections while UP, also while going down ("UP 1/3"); not while DOWN, also rising.
-    const onlyLeader =
-      states.get(leader ?? '') === 'UP' &&
-      [...states].every(([name, state]) => name === leader || state.startsWith('DOWN'));
-    if (onlyLeader) return { host: HOST, port, stop };
-    if (!haproxy.running() || Date.now() > deadline) {
-      const why = `HAProxy did not mark only the leader (${leader}) up: ${JSON.stringify([...states])}`;
-      const log = await tail(logFile, 20);
-      await stop();
-      throw new Error(`${why}\n${log}`);
-    }
-    await sleep(200);
-  }
+  let why = 'HAProxy did not mark only the leader up';
+  await readyOrStopped(
+    { child: haproxy, logFile, stop },
+    async () => {
+      const leader = await cluster.leader().catch(() => undefined);
+      const states = await serverStates(socket);
+      why = `HAProxy did not mark only the leader (${leader}) up: ${JSON.stringify([...states])}`;
+      // A server is given connections while UP, also while going down ("UP 1/3"); not while DOWN, also rising.
+      return (
+        states.get(leader ?? '') === 'UP' &&
+        [...states].every(([name, state]) => name === leader || state.startsWith('DOWN'))
+      );
+    },
+    () => why,
+    30_000,
+  );
+  return { host: HOST, port, stop };
 }
 
 /**
@@ -729,23 +752,24 @@ export async function startFailoverPgBouncer(target: {
     await pgbouncer.exited;
     await rm(dir, { recursive: true, force: true });
   };
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    let why = 'it answered from a standby';
-    try {
-      const [row] = await queryOnce<{ standby: boolean }>(
-        `postgres://postgres@${HOST}:${port}/postgres`,
-        'SELECT pg_is_in_recovery() AS standby',
-      );
-      if (!row.standby) return { host: HOST, port, stop };
-    } catch (error) {
-      why = (error as Error).message;
-    }
-    if (!pgbouncer.running() || Date.now() > deadline) {
-      const log = await tail(logFile, 20);
-      await stop();
-      throw new Error(`PgBouncer did not reach the leader: ${why}\n${log}`);
-    }
-    await sleep(200);
-  }
+  let why = 'no answer yet';
+  await readyOrStopped(
+    { child: pgbouncer, logFile, stop },
+    async () => {
+      try {
+        const [row] = await queryOnce<{ standby: boolean }>(
+          `postgres://postgres@${HOST}:${port}/postgres`,
+          'SELECT pg_is_in_recovery() AS standby',
+        );
+        why = 'it answered from a standby';
+        return !row.standby;
+      } catch (error) {
+        why = (error as Error).message;
+        return false;
+      }
+    },
+    () => `PgBouncer did not reach the leader: ${why}`,
+    20_000,
+  );
+  return { host: HOST, port, stop };
 }

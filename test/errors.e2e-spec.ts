@@ -79,7 +79,7 @@ describe('database outages', () => {
     }
   });
 
-  describe.skipIf(!databaseKinds().includes('postgres'))('PostgreSQL', () => {
+  describe.skipIf(!databaseKinds().includes('postgres'))('PostgreSQL (needs PostgreSQL)', () => {
     const cleanup: Array<() => Promise<void>> = [];
     afterAll(async () => {
       for (const step of cleanup.reverse()) await step();

@@ -343,7 +343,7 @@ if (partsMissing) {
 
 // Its own PgBouncer (one variant): nothing to add in the suites' PgBouncer pass.
 describe.skipIf(partsMissing || !inject('postgresAdminUrl') || !!inject('pgbouncerUrl'))(
-  'failover of a Patroni cluster under load: through HAProxy (with and without shutdown-sessions), PgBouncer, and a multi-host URL',
+  'failover of a Patroni cluster under load: through HAProxy (with and without shutdown-sessions), PgBouncer, and a multi-host URL (needs Patroni, etcd, HAProxy, PgBouncer, PostgreSQL 15; not in the PgBouncer pass)',
   () => {
     let cluster: PatroniCluster | undefined;
     const endpoints: PatroniEndpoint[] = [];

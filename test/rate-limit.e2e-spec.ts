@@ -151,7 +151,7 @@ describe.each(databaseKinds())('rate limiting off on %s', (kind) => {
   });
 });
 
-describe.skipIf(!inject('redisUrl'))('rate limits shared through Redis', () => {
+describe.skipIf(!inject('redisUrl'))('rate limits shared through Redis (needs Redis)', () => {
   const apps: TestApp[] = [];
   let database: TestDatabase;
   afterAll(async () => {

@@ -133,7 +133,7 @@ describe('the built service with a bad configuration', () => {
 });
 
 describe.skipIf(!databaseKinds().includes('postgres'))(
-  'the built service with a PostgreSQL that refuses it for good',
+  'the built service with a PostgreSQL that refuses it for good (needs PostgreSQL)',
   () => {
     let database: TestDatabase;
     let cwd: string;

@@ -41,7 +41,7 @@ const list = (url: string, token: string) =>
   fetch(`${url}/plants`, { headers: { authorization: `Bearer ${token}` } });
 
 describe.skipIf(!databaseKinds().includes('postgres'))(
-  'two service processes on one PostgreSQL database',
+  'two service processes on one PostgreSQL database (needs PostgreSQL)',
   () => {
     const BOOTSTRAP = 'pst_two-instances-token-0123456789abcdefghijk';
     let database: TestDatabase;

@@ -16,7 +16,11 @@ const SCREENSHOT = resolve('test-results/swagger-ui/list-plants-200.png');
 /** An id above 2^53: Swagger UI sends the digits as typed, and the service keeps every one. */
 const ID = '9007199254740993';
 
-describe.skipIf(!executablePath)('Swagger UI at /docs in headless Chromium', () => {
+/** Skipped without Chromium: findChromium's warning says how to get one. */
+const TITLE =
+  'Swagger UI at /docs in headless Chromium (needs Chromium: /usr/bin/chromium or CHROMIUM_PATH)';
+
+describe.skipIf(!executablePath)(TITLE, () => {
   const t = useTestApp('sqlite');
   let context: BrowserContext;
   let userDataDir: string;

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tokenCli } from './support/service-process.js';
+import { onDemand } from './support/on-demand.js';
 import { databaseKinds } from './support/test-database.js';
 import { eventually } from './support/eventually.js';
 import {
@@ -41,8 +42,10 @@ const scrape = async (serviceUrl: string): Promise<{ cpuSeconds: number; lagMaxM
   };
 };
 
-describe.skipIf(!process.env.WEBHOOK_FANOUT).each(databaseKinds())(
-  'webhook fan-out with the subscription cap full on %s',
+const asked = onDemand('WEBHOOK_FANOUT', 'test/webhooks-fanout.e2e-spec.ts');
+
+describe.skipIf(!asked).each(databaseKinds())(
+  'webhook fan-out with the subscription cap full on %s (on demand: WEBHOOK_FANOUT=1)',
   (kind) => {
     const run = useWebhookService(kind, { LOG_LEVEL: 'info' });
     let otherToken: string;

@@ -26,7 +26,7 @@ const range = (from: number, count: number) => Array.from({ length: count }, (_,
 const THOUSAND_DELIVERIES_MS = 75_000;
 
 describe.skipIf(!databaseKinds().includes('postgres'))(
-  'webhooks from two service processes on one PostgreSQL database',
+  'webhooks from two service processes on one PostgreSQL database (needs PostgreSQL)',
   () => {
     let database: TestDatabase;
     let dirs: string[];

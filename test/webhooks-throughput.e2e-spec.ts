@@ -1,5 +1,6 @@
 import autocannon from 'autocannon';
 import { describe, expect, it } from 'vitest';
+import { onDemand } from './support/on-demand.js';
 import { databaseKinds } from './support/test-database.js';
 import { eventually } from './support/eventually.js';
 import {
@@ -18,8 +19,10 @@ import {
  */
 const SECONDS = Number(process.env.WEBHOOK_THROUGHPUT_SECONDS ?? 8);
 
-describe.skipIf(!process.env.WEBHOOK_THROUGHPUT).each(databaseKinds())(
-  'create throughput with and without a webhook subscription on %s',
+const asked = onDemand('WEBHOOK_THROUGHPUT', 'test/webhooks-throughput.e2e-spec.ts');
+
+describe.skipIf(!asked).each(databaseKinds())(
+  'create throughput with and without a webhook subscription on %s (on demand: WEBHOOK_THROUGHPUT=1)',
   (kind) => {
     const run = useWebhookService(kind, {
       WEBHOOK_TIMEOUT_MS: '10000',

@@ -6,7 +6,7 @@ import { RedisAuthFailureLimiter } from './redis-auth-failure.limiter.js';
 
 const redisUrl = inject('redisUrl');
 
-describe.skipIf(!redisUrl)('RedisAuthFailureLimiter', () => {
+describe.skipIf(!redisUrl)('RedisAuthFailureLimiter (needs Redis)', () => {
   // A prefix of its own: no other test run shares these counters.
   const prefix = `plant-store-test-${randomBytes(6).toString('hex')}:`;
   const redis = new Redis(redisUrl ?? '', { keyPrefix: prefix, lazyConnect: true });

@@ -24,7 +24,7 @@ async function admin(sql: string): Promise<void> {
 const pid = async (client: pg.PoolClient) =>
   (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
 
-describe.skipIf(!adminUrl)('FailoverPool on PostgreSQL', () => {
+describe.skipIf(!adminUrl)('FailoverPool on PostgreSQL (needs PostgreSQL)', () => {
   const name = `plant_store_failover_pool_${process.pid}`;
   let url: string;
   const pools: FailoverPool[] = [];

@@ -19,7 +19,7 @@ describe('PoolGauges', () => {
   });
 
   it.skipIf(!inject('postgresAdminUrl'))(
-    "reads the figures of TypeORM's PostgreSQL pool",
+    "reads the figures of TypeORM's PostgreSQL pool (needs PostgreSQL)",
     async () => {
       const dataSource = await new DataSource(
         dataSourceOptions({ ...settings, DATABASE_URL: inject('postgresAdminUrl')! }),

@@ -10,10 +10,12 @@ type NotYet = false | undefined | null;
 
 /**
  * Polls `probe` until it returns something other than false, undefined or
- * null, and returns that. The attempts start `intervalMs` apart (at once
- * after a slow attempt), the first at once; after `timeoutMs` it throws an
- * Error saying `describe()`. An error `probe` throws ends the wait with it:
- * that is how a probe says that the awaited state can no longer come.
+ * null, and returns that. The first attempt is at once, each next one
+ * `intervalMs` after the previous one ended: a probe that keeps the CPU busy
+ * still leaves the event loop that long for the I/O it waits for (child
+ * processes block once their output pipes are full). After `timeoutMs` it
+ * throws an Error saying `describe()`. An error `probe` throws ends the wait
+ * with it: that is how a probe says that the awaited state can no longer come.
  */
 export async function eventually<T>(
   probe: () => T | NotYet | Promise<T | NotYet>,
@@ -23,7 +25,6 @@ export async function eventually<T>(
 ): Promise<Exclude<T, NotYet>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const started = Date.now();
     const found = await probe();
     if (found !== false && found !== undefined && found !== null) {
       return found as Exclude<T, NotYet>;
@@ -32,7 +33,6 @@ export async function eventually<T>(
       const why = typeof describe === 'string' ? describe : await describe();
       throw new Error(`not within ${timeoutMs} ms: ${why}`);
     }
-    const nextAttempt = started + intervalMs - Date.now();
-    if (nextAttempt > 0) await new Promise((next) => setTimeout(next, nextAttempt));
+    await new Promise((nextAttempt) => setTimeout(nextAttempt, intervalMs));
   }
 }

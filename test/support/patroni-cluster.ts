@@ -352,7 +352,7 @@ export async function startPatroniCluster(
     );
 
   const waitForWritable = async (sinceMs: number, timeoutMs = 60_000, except?: string) => {
-    // Each node probed on its own, every 100 ms: a probe that hangs on one node
+    // Each node probed on its own, 100 ms after its last try: a probe that hangs on one node
     // does not delay the other's. The first write to commit ends both.
     let writable: number | undefined;
     const probe = (node: PatroniNode) =>

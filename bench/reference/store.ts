@@ -81,7 +81,7 @@ function sqliteStore(file: string, busyTimeoutMs: number): Store {
     )
     .pluck() as unknown as { get(hash: string): string | undefined };
   const list = db.prepare<[string, number], ListedRow>(
-    'SELECT CAST(id AS TEXT) AS id, name, tag FROM plants WHERE owner = ? ORDER BY id LIMIT ?',
+    'SELECT CAST(id AS TEXT) AS id, name, tag FROM plants WHERE owner = ? ORDER BY plants.id LIMIT ?',
   );
   const insert = db.prepare('INSERT INTO plants (owner, id, name, tag) VALUES (?, ?, ?, ?)');
   const insertEvents = db.prepare(
@@ -156,7 +156,7 @@ async function postgresStore(
       (
         await query<ListedRow>(
           'list',
-          'SELECT CAST(id AS TEXT) AS id, name, tag FROM plants WHERE owner = $1 ORDER BY id LIMIT $2',
+          'SELECT CAST(id AS TEXT) AS id, name, tag FROM plants WHERE owner = $1 ORDER BY plants.id LIMIT $2',
           [owner, limit],
         )
       ).rows,

@@ -101,14 +101,15 @@ export async function probe(url: string, token: string): Promise<ProbeResult> {
       problems.push(`${what}: the error body ${text.slice(0, 200)} is not {"error", "message"}`);
     }
   }
-  // A second plant, so that a page of one has a next link.
+  // A second plant, so that a page of one has a next link; id 10, which sorts before 2 as text,
+  // so that a list ordered by the id's text (not its number) sends another cursor.
   const created = await fetch(`${url}/plants`, {
     method: 'POST',
-    body: '{"id":3,"name":"probe 3"}',
+    body: '{"id":10,"name":"probe 10"}',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
   });
   await created.arrayBuffer();
-  if (created.status !== 200) problems.push(`POST /plants {"id":3}: ${created.status}, not 200`);
+  if (created.status !== 200) problems.push(`POST /plants {"id":10}: ${created.status}, not 200`);
   const response = await fetch(`${url}/plants?limit=1`, {
     headers: { authorization: `Bearer ${token}`, 'x-request-id': REQUEST_ID },
   });

@@ -2,8 +2,8 @@ import { IntVariable } from '../config/environment.decorators.js';
 import { Variable } from '../config/variable-metadata.js';
 
 /**
- * The failed-authentication budget per client address and the pace of refusals (counted over RATE_LIMIT_WINDOW_MS).
- * One part of the service's Environment (src/environment.ts).
+ * The failed-authentication budget per client address and the pace of refusals (counted over
+ * RATE_LIMIT_WINDOW_MS). One part of the service's Environment (src/environment.ts).
  */
 export class AuthLimitVariables {
   @Variable(

@@ -48,8 +48,8 @@ const IdentityProviderUrlVariable = (): PropertyDecorator =>
   );
 
 /**
- * OpenID Connect: the issuer whose access tokens are accepted beside opaque tokens, and how they are checked.
- * One part of the service's Environment (src/environment.ts).
+ * OpenID Connect: the issuer whose access tokens are accepted beside opaque tokens, and how they
+ * are checked. One part of the service's Environment (src/environment.ts).
  */
 export class JwtVariables {
   @Variable(

@@ -8,8 +8,8 @@ export const OWNER_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const TOKEN_PATTERN = /^[A-Za-z0-9._~+/-]{32,512}=*$/;
 
 /**
- * The opaque tokens' variables: the token that exists at start-up and its owner.
- * One part of the service's Environment (src/environment.ts).
+ * The opaque tokens' variables: the token that exists at start-up and its owner. One part of the
+ * service's Environment (src/environment.ts).
  */
 export class TokenVariables {
   @Variable(

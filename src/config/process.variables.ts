@@ -11,8 +11,8 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 export type LogLevelName = (typeof LOG_LEVELS)[number];
 
 /**
- * What every process of the service reads about itself: its kind of deployment, its role, its logging and its shutdown.
- * One part of the service's Environment (src/environment.ts).
+ * What every process of the service reads about itself: its kind of deployment, its role, its
+ * logging and its shutdown. One part of the service's Environment (src/environment.ts).
  */
 export class ProcessVariables {
   @Variable(

@@ -2,8 +2,8 @@ import { BooleanVariable, IntVariable, PatternVariable } from '../config/environ
 import { Variable } from '../config/variable-metadata.js';
 
 /**
- * The database's variables: which database, its pool, its timeouts and its migrations.
- * One part of the service's Environment (src/environment.ts).
+ * The database's variables: which database, its pool, its timeouts and its migrations. One part of
+ * the service's Environment (src/environment.ts).
  */
 export class DatabaseVariables {
   @Variable(

@@ -2,8 +2,8 @@ import { BooleanVariable, IntVariable } from '../config/environment.decorators.j
 import { Variable } from '../config/variable-metadata.js';
 
 /**
- * The fair share between owners: requests in flight per owner, and the pool's connections handed to the owner holding the fewest.
- * One part of the service's Environment (src/environment.ts).
+ * The fair share between owners: requests in flight per owner, and the pool's connections handed
+ * to the owner holding the fewest. One part of the service's Environment (src/environment.ts).
  */
 export class FairShareVariables {
   @Variable(

@@ -2,8 +2,8 @@ import { IntVariable } from '../config/environment.decorators.js';
 import { Variable } from '../config/variable-metadata.js';
 
 /**
- * How long readiness waits for the database.
- * One part of the service's Environment (src/environment.ts).
+ * How long readiness waits for the database. One part of the service's Environment
+ * (src/environment.ts).
  */
 export class HealthVariables {
   @Variable('Health and metrics', 'How long /health/ready waits for the database.')

@@ -64,8 +64,8 @@ const TrustProxyVariable = (): PropertyDecorator =>
   );
 
 /**
- * The HTTP server's variables: where it listens, what it accepts, whom it believes, how it keys paging cursors.
- * One part of the service's Environment (src/environment.ts).
+ * The HTTP server's variables: where it listens, what it accepts, whom it believes, how it keys
+ * paging cursors. One part of the service's Environment (src/environment.ts).
  */
 export class HttpVariables {
   @Variable('HTTP server', 'TCP port to listen on; 0 picks a free one.')

@@ -2,8 +2,8 @@ import { BooleanVariable, IntVariable } from '../config/environment.decorators.j
 import { Variable } from '../config/variable-metadata.js';
 
 /**
- * The per-owner request quota: on or off, its window and its size.
- * One part of the service's Environment (src/environment.ts).
+ * The per-owner request quota: on or off, its window and its size. One part of the service's
+ * Environment (src/environment.ts).
  */
 export class RateLimitVariables {
   @Variable(

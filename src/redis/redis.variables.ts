@@ -2,8 +2,8 @@ import { OptionalVariable, PatternVariable } from '../config/environment.decorat
 import { Variable } from '../config/variable-metadata.js';
 
 /**
- * The Redis that every instance shares its counters through.
- * One part of the service's Environment (src/environment.ts).
+ * The Redis that every instance shares its counters through. One part of the service's Environment
+ * (src/environment.ts).
  */
 export class RedisVariables {
   @Variable(

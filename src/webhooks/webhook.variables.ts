@@ -6,8 +6,8 @@ const DURATION_PATTERN = /^\s*\d{1,9}(ms|s|m|h|d)\s*$/;
 const DURATIONS_PATTERN = /^\s*\d{1,9}(ms|s|m|h|d)(\s*,\s*\d{1,9}(ms|s|m|h|d))*\s*$/;
 
 /**
- * The webhooks' variables: the retry schedule, the receivers allowed, the dispatcher's pace and share, secrets and retention.
- * One part of the service's Environment (src/environment.ts).
+ * The webhooks' variables: the retry schedule, the receivers allowed, the dispatcher's pace and
+ * share, secrets and retention. One part of the service's Environment (src/environment.ts).
  */
 export class WebhookVariables {
   @Variable(

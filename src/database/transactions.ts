@@ -5,6 +5,12 @@ import { SQLITE_SYNCHRONOUS } from './data-source-options.js';
 import { nextMacrotask } from './next-macrotask.js';
 import { WriteBatch } from './write-batch.js';
 
+/** How Transactions.grouped writes: see there. */
+interface GroupedOptions {
+  onPostgres?: 'transaction' | 'statement';
+  synced?: boolean;
+}
+
 /**
  * How repositories change data: in a transaction (`run`) or as one statement
  * (`write`), each on TypeORM's EntityManager.
@@ -18,12 +24,6 @@ import { WriteBatch } from './write-batch.js';
  * rows a moment before they commit. PostgreSQL gives each transaction a
  * pooled connection of its own, and a single statement needs no turn.
  */
-/** How Transactions.grouped writes: see there. */
-interface GroupedOptions {
-  onPostgres?: 'transaction' | 'statement';
-  synced?: boolean;
-}
-
 @Injectable()
 export class Transactions {
   private readonly sqlite: boolean;

@@ -5,7 +5,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { existsSync } from 'node:fs';
 import { PGBOUNCER_PATH, type PgBouncer, startPgBouncer } from '../bench/support/pgbouncer.js';
-import { type Balancer, freePort, haproxyInstalled, startBalancer } from './support/haproxy.js';
+import { freePort } from '../bench/support/free-port.js';
+import { type Balancer, haproxyInstalled, startBalancer } from './support/haproxy.js';
 import {
   killHard,
   runServiceToExit,

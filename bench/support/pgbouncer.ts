@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { access, constants, mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { freePort } from './free-port.js';
 
 /** Debian's pgbouncer package (1.18 on Debian 12). */
 export const PGBOUNCER_PATH = process.env.PGBOUNCER_PATH ?? '/usr/sbin/pgbouncer';
@@ -32,16 +32,6 @@ export interface PgBouncerOptions {
    * refused. The bench prints its own from logins().
    */
   report?: boolean;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) =>
-    server.once('error', reject).listen(0, '127.0.0.1', resolve),
-  );
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /**

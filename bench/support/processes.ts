@@ -12,7 +12,7 @@ import module from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { request } from 'node:http';
-import { type AddressInfo, createServer } from 'node:net';
+import { freePort } from './free-port.js';
 
 export interface Server {
   name: string;
@@ -58,15 +58,6 @@ export const RUNTIME_NODE_ARGS = [
   '--no-allocation-site-pretenuring',
   '--import=./dist/tracing/preload.js',
 ];
-
-/** A port that was free a moment ago (the server then binds it itself). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Node 22.1 added the compile cache (NODE_COMPILE_CACHE); Node 20 has none. */
 export const COMPILE_CACHE_SUPPORTED = 'enableCompileCache' in module;

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { expand, parseCommand, UnsupportedShell } from './doc-shell.js';
+import { freePort } from '../../bench/support/free-port.js';
 import { startService, type ServiceProcess } from './service-process.js';
 
 const REPO = resolve('.');
@@ -39,15 +39,6 @@ const LISTENING_PRELOAD = `data:text/javascript,${encodeURIComponent(
     '  return listen.apply(this, args);' +
     '};',
 )}`;
-
-const freePort = () =>
-  new Promise<number>((done, fail) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => done(port));
-    });
-    server.on('error', fail);
-  });
 
 function runToExit(
   command: string,

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { access, constants, mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { freePort } from '../../bench/support/free-port.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually } from './eventually.js';
@@ -20,17 +20,6 @@ export interface Balancer {
    */
   waitForServer(index: number, state: 'UP' | 'DOWN', timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
-}
-
-/** A port nothing listens on now. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) =>
-    server.once('error', reject).listen(0, '127.0.0.1', resolve),
-  );
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /**

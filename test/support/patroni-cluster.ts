@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { PGBOUNCER_PATH } from '../../bench/support/pgbouncer.js';
 import { eventually } from './eventually.js';
-import { freePort } from './haproxy.js';
+import { freePort } from '../../bench/support/free-port.js';
 
 /** Debian's packages (Patroni 3.0 and etcd 3.4 on Debian 12), the PostgreSQL 15 server binaries. */
 const PATRONI_PATH = process.env.PATRONI_PATH ?? '/usr/bin/patroni';

@@ -3,17 +3,18 @@ import { existsSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { expand, parseCommand, UnsupportedShell } from './doc-shell.js';
 import { freePort } from '../../bench/support/free-port.js';
-import { startService, type ServiceProcess } from './service-process.js';
+import {
+  type ExitResult,
+  runToExit,
+  startService,
+  type ServiceProcess,
+} from './service-process.js';
 
 const REPO = resolve('.');
 const TOKEN_CLI = join(REPO, 'dist/token.main.js');
 
 /** What one command of an example did. */
-export interface CommandResult {
-  argv: string[];
-  code: number | null;
-  stdout: string;
-  stderr: string;
+export interface CommandResult extends ExitResult {
   /** For curl: the status of the (last) response. */
   status?: number;
 }
@@ -39,23 +40,6 @@ const LISTENING_PRELOAD = `data:text/javascript,${encodeURIComponent(
     '  return listen.apply(this, args);' +
     '};',
 )}`;
-
-function runToExit(
-  command: string,
-  args: string[],
-  cwd: string,
-  env: Record<string, string>,
-): Promise<CommandResult> {
-  const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((done, fail) => {
-    child.on('error', fail);
-    child.on('close', (code) => done({ argv: [command, ...args], code, stdout, stderr }));
-  });
-}
 
 function background(child: ChildProcess, argv: string[]): BackgroundProcess & { stdout(): string } {
   let output = '';

@@ -108,17 +108,35 @@ export async function killHard(service: ServiceProcess): Promise<void> {
 }
 
 /** Runs the token command line as `npm run -s token` does, and returns what it printed. */
-export function tokenCli(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [TOKEN_CLI, ...args], {
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+export function tokenCli(args: string[], env: Record<string, string>): Promise<ExitResult> {
+  return runToExit(process.execPath, [TOKEN_CLI, ...args], process.cwd(), {
+    PATH: process.env.PATH ?? '',
+    ...env,
   });
+}
+
+/** What a command run to its exit printed, and its exit code. */
+export interface ExitResult {
+  argv: string[];
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `command` until it exits, collecting what it prints. */
+export function runToExit(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+): Promise<ExitResult> {
+  const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })));
+  return new Promise((done, fail) => {
+    child.on('error', fail);
+    child.on('close', (code) => done({ argv: [command, ...args], code, stdout, stderr }));
+  });
 }

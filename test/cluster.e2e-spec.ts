@@ -122,7 +122,13 @@ describe.skipIf(
       RATE_LIMIT_ENABLED: 'true',
       // Quotas out of reach: the test is about restarts, not limits.
       RATE_LIMIT_MAX: '10000000',
-      SHUTDOWN_DRAIN_MS: '2000',
+      // The drain outlasts the keep-alive timeout, as OPERATIONS.md asks: a connection idle since
+      // before SIGTERM is closed by its client (undici takes the Keep-Alive hint less a second)
+      // or by the server's own idle timer during the drain. With a 2 s drain and a 5 s keep-alive,
+      // the listener's close ended idle connections that a client could be reusing that very
+      // moment, and one request in some runs failed with UND_ERR_SOCKET.
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: '2000',
+      SHUTDOWN_DRAIN_MS: '3000',
       SHUTDOWN_TIMEOUT_MS: '10000',
       WEBHOOK_ALLOW_HTTP: 'true',
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',

@@ -42,7 +42,9 @@ export class ProcessVariables {
     'Process',
     'After SIGTERM, how long the instance keeps serving (readiness already failing, every ' +
       'answer with Connection: close) before it stops accepting, so that a load balancer takes ' +
-      'it out first. SIGINT skips it.',
+      'it out first. SIGINT skips it. Keep it at least HTTP_KEEP_ALIVE_TIMEOUT_MS: a connection ' +
+      'idle since before SIGTERM is then closed by a keep-alive timer during the drain, not cut ' +
+      'when the listener goes while its client may be sending on it.',
   )
   @IntVariable(0, 600_000)
   SHUTDOWN_DRAIN_MS = 5000;

@@ -59,7 +59,8 @@ export interface CreatedApp {
  *  5. Nest (app.module.ts): BearerAuthGuard (takes step 3's verdict), ThrottlerGuard,
  *     DatabaseWorkInterceptor (the deadline, one retry where safe), DtoValidationPipe,
  *     the controller; HttpErrorFilter for every error.
- *  6. onResponse: the request log line and the duration histogram.
+ *  6. onSend: the answer gives back half of the owner's place (the close, the other).
+ *     onResponse: the request log line and the duration histogram.
  *  7. The connection: closed in stages when the answer came before the body.
  */
 /**
@@ -146,6 +147,14 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
     const tooMany = ownerRequests?.admit(owner, reply.raw);
     if (tooMany) return answerBeforeBody(tooMany, request, reply);
   });
+  // The answer is one end of the owner's place, its response's close the other:
+  // a handler whose client hung up still runs, and still counts, until it answers.
+  if (ownerRequests) {
+    fastify.addHook('onSend', (_request, reply, payload, done) => {
+      ownerRequests.answered(reply.raw);
+      done(null, payload);
+    });
+  }
   fastify.addHook('onRequest', async (request, reply) => {
     const refusal = unsupportedContentEncoding(request) ?? unsupportedCharset(request);
     if (refusal) return answerBeforeBody(refusal, request, reply);

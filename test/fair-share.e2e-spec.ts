@@ -1,6 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TokensService } from '../src/auth/tokens.service.js';
+import { PlantsService } from '../src/plants/plants.service.js';
 import { eventually } from './support/eventually.js';
 import { expectError } from './support/expect-error.js';
 import { listen } from './support/listen.js';
@@ -116,7 +117,85 @@ describe.each(databaseKinds())("each owner's requests in flight, on %s", (kind) 
       tokens.callerOf = callerOf;
       server.off('connection', onConnection);
     }
-    const list = await t.current.http().get('/plants?limit=1').set('Authorization', caller.auth);
-    expect(list.status).toBe(200);
+    // Their handlers still run, with no one to read the answers: their places come back with them.
+    let status = 429;
+    await eventually(
+      async () =>
+        (status = (await t.current.http().get('/plants?limit=1').set('Authorization', caller.auth))
+          .status) !== 429,
+      'the places of the hung-up requests are still taken',
+    );
+    expect(status).toBe(200);
+  });
+
+  it('keeps counting a request whose client hung up until its handler has answered', async () => {
+    const caller = await t.current.newCaller();
+    const { hostname, port } = new URL(url);
+    const server = t.current.app.getHttpServer();
+    const closed: Promise<void>[] = [];
+    const onConnection = (socket: Socket) =>
+      closed.push(new Promise((resolve) => socket.once('close', () => resolve())));
+    server.on('connection', onConnection);
+    // Lists whose handlers wait (as on a slow database) until the test lets them go on.
+    const plants = t.current.app.get(PlantsService);
+    const list = plants.list;
+    let letThrough!: () => void;
+    const held = new Promise<void>((resolve) => (letThrough = resolve));
+    let started = 0;
+    plants.list = async (...args) => {
+      started += 1;
+      await held;
+      return list.apply(plants, args);
+    };
+    const getOne = () => t.current.http().get('/plants/1').set('Authorization', caller.auth);
+    try {
+      for (let i = 0; i < BOUND; i++) {
+        const socket = connect(Number(port), hostname, () =>
+          socket.write(`GET /plants HTTP/1.1\r\nhost: x\r\nauthorization: ${caller.auth}\r\n\r\n`),
+        );
+        socket.on('error', () => undefined);
+        await eventually(() => started === i + 1, 'the list handler did not start');
+        socket.destroy();
+      }
+      // The server has seen both clients go; their handlers are still waiting.
+      await Promise.all(closed);
+      expectError(await getOne(), 429, /too many requests in flight for this owner/);
+    } finally {
+      letThrough();
+      plants.list = list;
+      server.off('connection', onConnection);
+    }
+    let status = 429;
+    await eventually(
+      async () => (status = (await getOne()).status) !== 429,
+      'the places of the answered lists are still taken',
+    );
+    expect(status).toBe(404);
+  });
+
+  it('gives back the place of a create whose client hung up half-way through its body', async () => {
+    const caller = await t.current.newCaller();
+    const { hostname, port } = new URL(url);
+    const getOne = () => t.current.http().get('/plants/1').set('Authorization', caller.auth);
+    const creates: Socket[] = [];
+    for (let i = 0; i < BOUND; i++) {
+      const socket = connect(Number(port), hostname, () =>
+        socket.write(
+          `POST /plants HTTP/1.1\r\nhost: x\r\nauthorization: ${caller.auth}\r\n` +
+            'content-type: application/json\r\ncontent-length: 100\r\n\r\n{"id": 1,',
+        ),
+      );
+      socket.on('error', () => undefined);
+      creates.push(socket);
+    }
+    // Both authenticated and counted, waiting for the rest of their bodies.
+    await eventually(async () => (await getOne()).status === 429, 'the creates were not counted');
+    creates.forEach((socket) => socket.destroy());
+    let status = 429;
+    await eventually(
+      async () => (status = (await getOne()).status) !== 429,
+      'the places of the creates cut off mid-body are still taken',
+    );
+    expect(status).toBe(404);
   });
 });

@@ -44,24 +44,43 @@ describe('OwnerRequests', () => {
     expect(requests.admit('bob', response())).toBeUndefined();
   });
 
-  it('does not count a request whose connection closed while its token was looked up', () => {
+  it('counts a request whose connection closed while its token was looked up until its handler has answered', () => {
     const { requests } = ownerRequests(1);
     const gone = Object.assign(response(), { destroyed: true });
     expect(requests.admit('alice', gone)).toBeUndefined();
-    // Its 'close' came before: the place was never taken, and the next request gets it.
+    // Its 'close' came before, but its handler still runs: the place stays taken.
+    expect(requests.admit('alice', response())).toBeInstanceOf(TooManyRequestsException);
+    requests.answered(gone);
     expect(requests.admit('alice', response())).toBeUndefined();
+  });
+
+  it('frees the place once the handler has answered and the response has closed, in either order, once', () => {
+    const { requests } = ownerRequests(1);
+    const streamed = response();
+    expect(requests.admit('alice', streamed)).toBeUndefined();
+    // Answered (a streamed list's first bytes), not yet closed: still taken.
+    requests.answered(streamed);
+    requests.answered(streamed);
+    expect(requests.admit('alice', response())).toBeInstanceOf(TooManyRequestsException);
+    streamed.emit('close');
+    streamed.emit('close');
+
+    const hungUp = response();
+    expect(requests.admit('alice', hungUp)).toBeUndefined();
+    // Its client hung up while the handler runs: still taken until the handler answers.
+    hungUp.emit('close');
+    expect(requests.admit('alice', response())).toBeInstanceOf(TooManyRequestsException);
+    requests.answered(hungUp);
+    const next = response();
+    expect(requests.admit('alice', next)).toBeUndefined();
     expect(requests.admit('alice', response())).toBeInstanceOf(TooManyRequestsException);
   });
 
-  it('frees the place when the response closes (answered, or its connection gone), once', () => {
+  it('ignores the answer of a request it never counted', () => {
     const { requests } = ownerRequests(1);
-    const first = response();
-    expect(requests.admit('alice', first)).toBeUndefined();
-    expect(requests.admit('alice', response())).toBeInstanceOf(TooManyRequestsException);
-    first.emit('close');
-    first.emit('close');
-    const second = response();
-    expect(requests.admit('alice', second)).toBeUndefined();
+    requests.answered(response());
+    const counted = response();
+    expect(requests.admit('alice', counted)).toBeUndefined();
     expect(requests.admit('alice', response())).toBeInstanceOf(TooManyRequestsException);
   });
 });

@@ -9,11 +9,24 @@ import { TooManyRequestsException } from './too-many-requests.exception.js';
  * Bounds each owner's requests in flight in this instance
  * (FAIR_SHARE_MAX_IN_FLIGHT), so that one owner's burst, or hundreds of lists
  * it never reads, cannot take the memory, the event loop and the database
- * pool from the others. A request counts from its authentication until its
- * response is done or its connection is gone: a streamed list until its last
- * byte is written. The request quota (RATE_LIMIT_MAX) counts requests over a
- * window; this counts the ones that hold resources now.
+ * pool from the others. A request counts from its authentication until both
+ * its handler has answered and its response is done or its connection gone:
+ * a streamed list until its last byte is written, and a request whose client
+ * hung up until its handler is through, since that work goes on. The request
+ * quota (RATE_LIMIT_MAX) counts requests over a window; this counts the ones
+ * that hold resources now.
  */
+/** A request's place: given back once both its ends (the answer, the close) have come. */
+interface Place {
+  owner: string;
+  ends: number;
+}
+
+const PLACE = Symbol('owner request place');
+
+/** The raw response a place is kept on. */
+type Response = EventEmitter & { readonly destroyed: boolean; [PLACE]?: Place };
+
 @Injectable()
 export class OwnerRequests {
   private readonly inFlight = new Map<string, number>();
@@ -27,16 +40,11 @@ export class OwnerRequests {
   }
 
   /**
-   * Counts a request of `owner` until `response` closes; past the bound, the
-   * 429 to answer instead (the request is then not counted).
+   * Counts a request of `owner` until its handler has answered (`answered`)
+   * and `response` has closed; past the bound, the 429 to answer instead (the
+   * request is then not counted).
    */
-  admit(
-    owner: string,
-    response: EventEmitter & { readonly destroyed: boolean },
-  ): TooManyRequestsException | undefined {
-    // Closed already (its client hung up while its token was looked up): its
-    // 'close' has come and gone, so it is not counted, nor answered.
-    if (response.destroyed) return undefined;
+  admit(owner: string, response: Response): TooManyRequestsException | undefined {
     const current = this.inFlight.get(owner) ?? 0;
     if (current >= this.limit) {
       this.metrics.fairShareRefused();
@@ -47,11 +55,28 @@ export class OwnerRequests {
       );
     }
     this.inFlight.set(owner, current + 1);
-    response.once('close', () => {
-      const left = this.inFlight.get(owner)! - 1;
-      if (left === 0) this.inFlight.delete(owner);
-      else this.inFlight.set(owner, left);
-    });
+    const place: Place = { owner, ends: 2 };
+    response[PLACE] = place;
+    // Closed already (its client hung up while its token was looked up): its
+    // 'close' has come and gone, and only the answer is still to come.
+    if (response.destroyed) this.end(place);
+    else response.once('close', () => this.end(place));
     return undefined;
+  }
+
+  /** The request's handler has answered, or its error has (Fastify's onSend). */
+  answered(response: Response): void {
+    const place = response[PLACE];
+    if (place === undefined) return;
+    response[PLACE] = undefined;
+    this.end(place);
+  }
+
+  private end(place: Place): void {
+    place.ends -= 1;
+    if (place.ends > 0) return;
+    const left = this.inFlight.get(place.owner)! - 1;
+    if (left === 0) this.inFlight.delete(place.owner);
+    else this.inFlight.set(place.owner, left);
   }
 }

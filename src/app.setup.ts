@@ -14,11 +14,11 @@ import { sendError } from './errors/http-error.filter.js';
 import { unsupportedCharset } from './http/content-charset.js';
 import { announcesBody, unsupportedContentEncoding } from './http/content-encoding.js';
 import { isPublicRoute } from './http/public.decorator.js';
-import { isUnknownRoute, unknownRouteRefusal } from './http/unknown-route.js';
+import { instead401, isUnknownRoute, unknownRouteRefusal } from './http/unknown-route.js';
 import { jsonBodyParser } from './http/lossless-json.parser.js';
 import { closeConnectionsInStages, readAtMost } from './http/lingering-close.js';
 import { corsFor } from './http/cors.js';
-import { fastifyAdapterFor } from './http/fastify-adapter.js';
+import { fastifyAdapterFor, type RefusedBeforeRouting } from './http/fastify-adapter.js';
 import { setSecurityHeaders } from './http/security-headers.js';
 import { PinoNestLogger } from './logging/pino-nest.logger.js';
 import { ShutdownState } from './lifecycle/shutdown-state.js';
@@ -45,7 +45,8 @@ export interface CreatedApp {
  *
  * A request meets, in this order:
  *  1. Node's HTTP parser; what it refuses is answered by answerClientError.
- *  2. Fastify: request id (genReqId), routing; errors before routing go to sendError.
+ *  2. Fastify: request id (genReqId), routing; what it refuses before routing
+ *     (a malformed URL) is authenticated as in step 3, then refused before its body.
  *  3. onRequest: X-Request-Id echoed (and Connection: close once shutting
  *     down), security headers, CORS (when configured), then authentication
  *     (RequestAuthenticator: failure budget, bearer token) unless the route is
@@ -86,7 +87,10 @@ function answerBeforeBody(
 export async function createApp(options: CreateAppOptions = {}): Promise<CreatedApp> {
   const env = loadEnvironment(options.env);
   checkServiceVariables(env);
-  const adapter = fastifyAdapterFor(env);
+  // A request Fastify refuses before routing is answered as sendError words it;
+  // once authentication exists (below), after it.
+  const beforeRouting: RefusedBeforeRouting = { answer: sendError };
+  const adapter = fastifyAdapterFor(env, beforeRouting);
   // Nest logs through pino from its first line: a start that fails (the
   // database unreachable) says why in the same JSON lines as the rest.
   const rootLogger = createRootLogger(env.LOG_LEVEL, env.NODE_ENV);
@@ -129,17 +133,19 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
   const authenticator = app.get(RequestAuthenticator);
   const ownerRequests = env.FAIR_SHARE_ENABLED ? app.get(OwnerRequests) : undefined;
   const deadlines = keepsDeadlines(databaseKind(env.DATABASE_URL));
+  const authenticate = (request: FastifyRequest, reply: FastifyReply) => {
+    // The token lookup is the first of the request's database work, within its deadline.
+    const lookUp = () => authenticator.authenticate(request, reply);
+    if (!deadlines) return lookUp();
+    const expiresAt = requestDeadline(env.DB_REQUEST_DEADLINE_MS, reply.elapsedTime);
+    // The lookup shares the pool as its client address's work: the owner is not known yet.
+    return withDeadline(expiresAt, lookUp, addressParty(request.ip));
+  };
   fastify.addHook('onRequest', async (request, reply) => {
     if (isPublicRoute(request)) return;
     let owner: string;
     try {
-      // The token lookup is the first of the request's database work, within its deadline.
-      const authenticate = () => authenticator.authenticate(request, reply);
-      const expiresAt = requestDeadline(env.DB_REQUEST_DEADLINE_MS, reply.elapsedTime);
-      // The lookup shares the pool as its client address's work: the owner is not known yet.
-      ({ owner } = await (deadlines
-        ? withDeadline(expiresAt, authenticate, addressParty(request.ip))
-        : authenticate()));
+      ({ owner } = await authenticate(request, reply));
     } catch (error) {
       const refusal = isUnknownRoute(request) ? unknownRouteRefusal(error, request) : error;
       return answerBeforeBody(refusal, request, reply, true);
@@ -155,6 +161,14 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
       done(null, payload);
     });
   }
+  // A request Fastify refuses before routing (a malformed URL) is authenticated
+  // too, so that its refusal is paced like a 401 and its body is not read.
+  beforeRouting.answer = (error, request, reply) => {
+    authenticate(request, reply).then(
+      () => answerBeforeBody(error, request, reply),
+      (refusal: unknown) => answerBeforeBody(instead401(refusal, error), request, reply, true),
+    );
+  };
   fastify.addHook('onRequest', async (request, reply) => {
     const refusal = unsupportedContentEncoding(request) ?? unsupportedCharset(request);
     if (refusal) return answerBeforeBody(refusal, request, reply);

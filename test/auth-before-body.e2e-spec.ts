@@ -106,6 +106,13 @@ const NO_ROUTE: [string, string][] = [
   ['PUT', '/plants/1'],
 ];
 
+/** Requests Fastify's router refuses: a malformed URL (400), an over-long path parameter (414). */
+const REFUSED_BY_ROUTER: [string, string, number][] = [
+  ['POST', '/plants/%zz', 400],
+  ['PUT', '/%E0%A4%A', 400],
+  ['DELETE', `/plants/${'9'.repeat(200)}`, 414],
+];
+
 /** The 404 of a request for no route, in the Error shape, as any caller gets it. */
 const notFound = (method: string, path: string) => ({
   error: 404,
@@ -175,6 +182,16 @@ describe.each(databaseKinds())('authentication before the body on %s', (kind) =>
       const { outcome, bytesRead } = await postMebibyte(t.current, {}, { method, path });
       expect(outcome.status).toBe(404);
       expect(JSON.parse(outcome.body ?? '')).toEqual(notFound(method, path));
+      expect(bytesRead).toBeLessThanOrEqual(UNAUTHENTICATED_READ_BYTES);
+    },
+  );
+
+  it.each(REFUSED_BY_ROUTER)(
+    'reads at most 64 KiB of a 1 MiB body sent to %s %s without a token, and the client still reads the %i',
+    async (method, path, status) => {
+      const { outcome, bytesRead } = await postMebibyte(t.current, {}, { method, path });
+      expect(outcome.status).toBe(status);
+      expect(JSON.parse(outcome.body ?? '')).toMatchObject({ error: status });
       expect(bytesRead).toBeLessThanOrEqual(UNAUTHENTICATED_READ_BYTES);
     },
   );
@@ -397,6 +414,25 @@ describe.each(databaseKinds())('the pace of refusals on %s', (kind) => {
         payload: '{}',
       });
       expect(authenticated.response.statusCode).toBe(404);
+      expect(await held()).toBe(before + 1);
+    },
+  );
+
+  it.each(REFUSED_BY_ROUTER)(
+    "holds back the router's refusal of %s %s without a token past the rate, and never an authenticated caller's",
+    async (method, path, status) => {
+      const address = randomAddress();
+      const { auth } = await t.current.newCaller();
+      const before = await held();
+      expect((await timed(method, path, address)).response.statusCode).toBe(status);
+      const second = await timed(method, path, address);
+      expect(second.response.statusCode).toBe(status);
+      expect(second.response.json()).toMatchObject({ error: status });
+      // Timers never fire early; the margin is for rounding to whole milliseconds.
+      expect(second.tookMs).toBeGreaterThanOrEqual(DELAY_MS - 5);
+      expect(await held()).toBe(before + 1);
+      const authenticated = await timed(method, path, address, { authorization: auth });
+      expect(authenticated.response.statusCode).toBe(status);
       expect(await held()).toBe(before + 1);
     },
   );

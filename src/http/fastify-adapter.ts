@@ -3,7 +3,6 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpVariables } from './http.variables.js';
 import { answerClientError } from '../errors/client-error.handler.js';
-import { sendError } from '../errors/http-error.filter.js';
 import { MAX_PATH_PARAMETER_LENGTH } from '../validation/int64.js';
 import { REQUEST_ID_HEADER, requestIdFrom } from './request-id.js';
 import { setSecurityHeaders } from './security-headers.js';
@@ -11,8 +10,20 @@ import { setSecurityHeaders } from './security-headers.js';
 /** How often, at most, Node looks for requests past HTTP_REQUEST_TIMEOUT_MS. */
 const REQUEST_TIMEOUT_CHECK_MS = 1000;
 
+/**
+ * Answers a request Fastify refuses before routing (a malformed URL, an
+ * over-long path parameter), which meets none of the onRequest hooks: the
+ * pipeline (app.setup.ts) gives it the authentication step they would have.
+ */
+export interface RefusedBeforeRouting {
+  answer(error: Error, request: FastifyRequest, reply: FastifyReply): void;
+}
+
 /** The HTTP server's settings: timeouts, limits, proxies, request ids, errors before routing. */
-export function fastifyAdapterFor(env: HttpVariables): FastifyAdapter {
+export function fastifyAdapterFor(
+  env: HttpVariables,
+  beforeRouting: RefusedBeforeRouting,
+): FastifyAdapter {
   const trusted = env.TRUST_PROXY;
   return new FastifyAdapter({
     bodyLimit: env.BODY_LIMIT_BYTES,
@@ -41,12 +52,11 @@ export function fastifyAdapterFor(env: HttpVariables): FastifyAdapter {
     // in flight; Nest's and Fastify's own 503 for it has a body outside the contract.
     return503OnClosing: false,
     genReqId: (request: IncomingMessage) => requestIdFrom(request.headers[REQUEST_ID_HEADER]),
-    // Errors Fastify raises before routing (a malformed URL, an over-long path
-    // parameter) get the contract's shape too, and the headers the onRequest
-    // hooks below would have set: those hooks never run for them.
+    // Errors Fastify raises before routing get the headers the onRequest hooks
+    // would have set (those hooks never run for them), then beforeRouting's answer.
     frameworkErrors: (error: Error, request: FastifyRequest, reply: FastifyReply) => {
       void reply.header('X-Request-Id', request.id);
-      setSecurityHeaders(request, reply, () => sendError(error, request, reply));
+      setSecurityHeaders(request, reply, () => beforeRouting.answer(error, request, reply));
     },
     clientErrorHandler: answerClientError,
   });

@@ -6,7 +6,7 @@ import {
 } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { isUnknownRoute, unknownRouteRefusal } from './unknown-route.js';
+import { instead401, isUnknownRoute, unknownRouteRefusal } from './unknown-route.js';
 
 const request = (fields: Partial<FastifyRequest>) =>
   ({ is404: false, params: {}, method: 'POST', url: '/nope', ...fields }) as FastifyRequest;
@@ -43,5 +43,20 @@ describe('unknownRouteRefusal', () => {
       new Error('ECONNREFUSED'),
     ];
     for (const error of errors) expect(unknownRouteRefusal(error, request({}))).toBe(error);
+  });
+});
+
+describe('instead401', () => {
+  it('answers a 401 with the refusal given, and leaves a 429, a 400 and a failure as they are', () => {
+    const malformedUrl = new BadRequestException("'/%zz' is not a valid url component");
+    expect(instead401(new UnauthorizedException('a bearer token is required'), malformedUrl)).toBe(
+      malformedUrl,
+    );
+    const others = [
+      new HttpException('too many', 429),
+      new BadRequestException('two'),
+      new Error('x'),
+    ];
+    for (const error of others) expect(instead401(error, malformedUrl)).toBe(error);
   });
 });

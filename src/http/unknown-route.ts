@@ -23,8 +23,14 @@ export function isUnknownRoute(request: FastifyRequest): boolean {
  * and a failure of the service stand as they are.
  */
 export function unknownRouteRefusal(error: unknown, request: FastifyRequest): unknown {
-  if (error instanceof HttpException && error.getStatus() === 401) {
-    return new NotFoundException(`Cannot ${request.method} ${request.url}`);
-  }
-  return error;
+  return instead401(error, new NotFoundException(`Cannot ${request.method} ${request.url}`));
+}
+
+/**
+ * The refusal of a request that authentication refused but that would be
+ * refused anyway, as `refusal` (an unknown route's 404, a malformed URL's
+ * 400): that one stands for a 401; a 429, a 400 and a failure stand as they are.
+ */
+export function instead401(error: unknown, refusal: unknown): unknown {
+  return error instanceof HttpException && error.getStatus() === 401 ? refusal : error;
 }

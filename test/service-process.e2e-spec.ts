@@ -164,16 +164,18 @@ describe.skipIf(!databaseKinds().includes('postgres'))(
         /refused the login/,
       ],
     ] as const)(
-      '%s: the service and the migrations job exit 1 within 3 s, with one line naming the cause and no retry',
+      '%s: the service and the migrations job exit 1 at the first failure, with one line naming the cause',
       async (_name, which, change, cause) => {
         for (const [run, script] of [undefined, 'dist/migrate.main.js'].entries()) {
           const url = new URL(database[which]);
           change(url, run);
           const env = { NODE_ENV: 'production', DATABASE_URL: url.toString() };
-          const started = Date.now();
           const { code, output } = await runServiceToExit(cwd, env, script);
           expect(code, output).toBe(1);
-          expect(Date.now() - started).toBeLessThan(3000);
+          // At once: no second attempt. Each retry would log its own error line (Nest's
+          // TypeOrmModule: "Unable to connect to the database. Retrying (n)..."), 3 s apart.
+          // A bound on the time taken proved nothing the lines do not, and failed when a busy
+          // machine took longer than that to start Node.
           const lines = output
             .trim()
             .split('\n')

@@ -105,7 +105,9 @@ describe.skipIf(!adminUrl)('FailoverPool on PostgreSQL (needs PostgreSQL)', () =
   });
 
   it("gives a statement no more than the request's deadline, and drops its connection", async () => {
-    const pool = poolFor(url);
+    // A statement timeout far past the deadline: which of the two ended it shows in the time
+    // taken alone (both say "Query read timeout"), with room for a busy machine's late timers.
+    const pool = poolFor(url, { query_timeout: 60_000 });
     // A statement that waits for as long as the test wants: for a lock another session holds.
     const holder = new pg.Client({ connectionString: url });
     await holder.connect();
@@ -117,7 +119,7 @@ describe.skipIf(!adminUrl)('FailoverPool on PostgreSQL (needs PostgreSQL)', () =
       await expect(
         withDeadline(Date.now() + 300, () => client.query('SELECT pg_advisory_lock(1)')),
       ).rejects.toThrow('Query read timeout');
-      expect(Date.now() - started).toBeLessThan(2000);
+      expect(Date.now() - started).toBeLessThan(20_000);
     } finally {
       await holder.end();
     }
@@ -128,13 +130,13 @@ describe.skipIf(!adminUrl)('FailoverPool on PostgreSQL (needs PostgreSQL)', () =
   });
 
   it('does not wait for a connection past the deadline', async () => {
-    const pool = poolFor(url, { max: 1 });
+    const pool = poolFor(url, { max: 1, connectionTimeoutMillis: 60_000 });
     const held = await pool.connect();
     const started = Date.now();
     await expect(withDeadline(Date.now() + 200, () => pool.connect())).rejects.toMatchObject({
       name: 'DeadlineExceededError',
     });
-    expect(Date.now() - started).toBeLessThan(1500);
+    expect(Date.now() - started).toBeLessThan(20_000);
     held.release();
     // The abandoned checkout gave its connection back: the pool is not short of one.
     const again = await pool.connect();

@@ -163,4 +163,49 @@ describe.each(databaseKinds())('GET /plants next links on %s', (kind) => {
     expect(pages.map((page) => page.length)).toEqual([limit, limit, count - 2 * limit]);
     expect(names(pages)).toEqual(Array.from({ length: count }, (_, i) => `p${(i + 1) * 7}`));
   });
+  it.each([
+    // [plants before, limit, ids created while the page streams, the next page's length]
+    ['exactly as many plants as the limit', 1001, 1001, [2001], undefined],
+    ['fewer plants than the limit, more created', 1001, 1002, [1001, 1003], undefined],
+    ['more plants than the limit', 1101, 1001, [2001], 100],
+  ] as const)(
+    'sends the plants created inside a streamed page while it streams and skips none: %s',
+    async (_case, count, limit, created, nextLength) => {
+      const caller = await t.current.newCaller();
+      const repository = t.current.app.get(PlantsRepository);
+      const manager = t.current.app.get(DataSource).manager;
+      const ids = Array.from({ length: count }, (_, i) => 2 * (i + 1));
+      for (const id of ids)
+        await repository.insert(manager, caller.owner, BigInt(id), `p${id}`, null);
+      // The creates come in once the first rows are out, before the rest of the page is read.
+      const page = repository.page;
+      let reads = 0;
+      repository.page = async (...args) => {
+        reads += 1;
+        if (reads === 2) {
+          for (const id of created)
+            await repository.insert(manager, caller.owner, BigInt(id), `p${id}`, null);
+        }
+        return page.apply(repository, args);
+      };
+      let response;
+      try {
+        response = await plantsClient(t.current, caller.auth).list(limit);
+      } finally {
+        repository.page = page;
+      }
+      expect(reads).toBeGreaterThan(1);
+      const firstPage = ids.slice(0, limit);
+      const expected = [...firstPage, ...created].sort((a, b) => a - b).map((id) => `p${id}`);
+      expect(names([response.body as unknown[]])).toEqual(expected);
+      if (nextLength === undefined) {
+        expect(nextLinkOf(response)).toBeUndefined();
+        return;
+      }
+      expect(cursorOf(response)).toBeDefined();
+      const rest = await walkPages(t.current, caller.auth, nextLinkOf(response)!);
+      expect(names(rest)).toEqual(ids.slice(limit).map((id) => `p${id}`));
+      expect(rest.flat()).toHaveLength(nextLength);
+    },
+  );
 });

@@ -51,9 +51,10 @@ export function upTo(rows: StoredPlant[], through: bigint | undefined): StoredPl
 }
 
 /**
- * The pages that `read` gives after `previous`, up to `remaining` plants, and, for a page that
- * has a next link, no further than that link's position `through`: a plant
- * created inside the page while it streams is sent, and none is skipped.
+ * The pages that `read` gives after `previous`, no further than the id
+ * `through` when given (a limited page's end), else to the owner's last
+ * plant: a plant created inside the page while it streams is sent, and none
+ * is skipped.
  * Before each page the event loop serves whatever else waits: on SQLite a
  * page is read synchronously, and a long list must not hold the process
  * while other requests (other owners') wait.
@@ -61,20 +62,17 @@ export function upTo(rows: StoredPlant[], through: bigint | undefined): StoredPl
 export async function* pagesAfter(
   read: (size: number, after: string) => Promise<StoredPlant[]>,
   previous: StoredPlant[],
-  remaining: number,
   through: bigint | undefined,
 ): AsyncGenerator<PlantDto[]> {
   let last = previous[previous.length - 1].id;
-  let rows = rowsPerPage(previous);
-  while (through !== undefined || remaining > 0) {
-    const size = through === undefined ? Math.min(remaining, rows) : rows;
+  let size = rowsPerPage(previous);
+  for (;;) {
     await nextMacrotask();
     const page = await read(size, last);
     const kept = upTo(page, through);
     if (kept.length > 0) yield kept.map(toDto);
     if (kept.length < size) return;
-    remaining -= page.length;
     last = page[page.length - 1].id;
-    rows = rowsPerPage(page);
+    size = rowsPerPage(page);
   }
 }

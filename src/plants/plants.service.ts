@@ -162,16 +162,19 @@ export class PlantsService {
       };
     }
     // A longer page is streamed, and its Link header goes out before its rows:
-    // where the page ends is read first, and the stream stops there.
+    // where the page ends is read first, and the stream stops there, at that
+    // id, never after a count of rows: a plant created inside the page while
+    // it streams would push the page's last plant out of a count, and the
+    // next link goes on after it. With fewer plants than the limit left, the
+    // page goes on to the owner's last plant.
     const end = limit === undefined ? undefined : await this.plants.pageEnd(owner, limit, afterId);
     const first = await this.plants.page(owner, FIRST_STREAMED_PAGE, afterId);
-    const through = end?.more ? BigInt(end.lastId) : undefined;
+    const through = end === undefined ? undefined : BigInt(end.lastId);
     const plants = upTo(first, through).map(toDto);
     const next = end?.more ? end.lastId : undefined;
     if (first.length < FIRST_STREAMED_PAGE || plants.length < first.length) {
       return { complete: true, plants, next };
     }
-    const remaining = (limit ?? Infinity) - first.length;
     const later = laterOnBehalfOfThisRequest();
     return {
       complete: false,
@@ -180,7 +183,6 @@ export class PlantsService {
       rest: pagesAfter(
         (size, after) => later(() => this.plants.page(owner, size, after)),
         first,
-        remaining,
         through,
       ),
       next,

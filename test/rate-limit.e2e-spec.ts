@@ -4,6 +4,9 @@ import { ThrottlerGuard } from '@nestjs/throttler';
 import { REDIS } from '../src/redis/redis.module.js';
 import { createTestDatabase, databaseKinds, type TestDatabase } from './support/test-database.js';
 import { startApp, type TestApp, useTestApp } from './support/test-app.js';
+import { freePort } from '../bench/support/free-port.js';
+import { eventually } from './support/eventually.js';
+import { TcpProxy } from './support/tcp-proxy.js';
 
 const LIMITS = { RATE_LIMIT_ENABLED: 'true', RATE_LIMIT_MAX: '3', AUTH_FAILURE_LIMIT: '3' };
 
@@ -179,3 +182,72 @@ describe.skipIf(!inject('redisUrl'))('rate limits shared through Redis (needs Re
     expect429(await from(b, attacker, 'Bearer pst_x4'));
   });
 });
+
+/** The owner's quota and the address's failure budget, both past their limit of 3. */
+async function expectBothLimits(t: TestApp): Promise<void> {
+  const address = randomAddress();
+  const { auth } = await t.newCaller();
+  for (let i = 0; i < 3; i++) expect((await from(t, address, auth)).statusCode).toBe(200);
+  expect429(await from(t, address, auth));
+  const attacker = randomAddress();
+  for (let i = 0; i < 3; i++) {
+    expect((await from(t, attacker, `Bearer pst_guess${i}`)).statusCode).toBe(401);
+  }
+  expect429(await from(t, attacker, 'Bearer pst_guess'));
+}
+
+describe('rate limits while Redis cannot be reached', () => {
+  const apps: TestApp[] = [];
+  let database: TestDatabase;
+  afterAll(async () => {
+    for (const app of apps) await app.close();
+    await database?.drop();
+  });
+
+  it('start, answer and count in each instance alone (fail open), never a 500', async () => {
+    database = await createTestDatabase('sqlite');
+    // A port where nothing listens.
+    const env = { ...LIMITS, REDIS_URL: `redis://127.0.0.1:${await freePort()}` };
+    apps.push(await startApp(database, env));
+    await expectBothLimits(apps[0]);
+  });
+});
+
+describe.skipIf(!inject('redisUrl'))(
+  'rate limits when Redis goes away and comes back (needs Redis)',
+  () => {
+    const apps: TestApp[] = [];
+    let database: TestDatabase;
+    let proxy: TcpProxy;
+    afterAll(async () => {
+      for (const app of apps) await app.close();
+      await proxy?.stop();
+      await database?.drop();
+    });
+
+    it('count locally while it is away and share the counts again once it is back', async () => {
+      database = await createTestDatabase('sqlite');
+      const redis = new URL(inject('redisUrl')!);
+      proxy = await new TcpProxy(redis.hostname, Number(redis.port || 6379)).start();
+      redis.host = `127.0.0.1:${proxy.port}`;
+      const env = { ...LIMITS, REDIS_URL: redis.toString() };
+      apps.push(await startApp(database, env), await startApp(database, env));
+      const [a, b] = apps;
+
+      proxy.cut();
+      await expectBothLimits(a);
+      await expectBothLimits(b);
+
+      proxy.restore();
+      // Shared again once both clients have reconnected: three requests across both
+      // instances use up the owner's one budget.
+      const { auth } = await a.newCaller();
+      await eventually(async () => {
+        const address = randomAddress();
+        const statuses = [];
+        for (const t of [a, b, a, b]) statuses.push((await from(t, address, auth)).statusCode);
+        return statuses.join() === '200,200,200,429';
+      }, 'the two instances do not share the quota again after Redis came back');
+    });
+  },
+);

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { sharedOrLocal } from '../redis/shared-or-local.js';
 import {
   type Attempt,
   type AuthFailureLimiter,
@@ -19,7 +20,8 @@ import {
  * credentials of that client wait for a place rather than being refused.
  * That local count starts its window at the instance's own first failure, so
  * an address that instance locked out may stay so on it a little longer than
- * Redis's window, never shorter.
+ * Redis's window, never shorter. While Redis cannot answer, that local count
+ * is the budget (sharedOrLocal).
  */
 export class RedisAuthFailureLimiter implements AuthFailureLimiter {
   private readonly local: MemoryAuthFailureLimiter;
@@ -52,19 +54,28 @@ export class RedisAuthFailureLimiter implements AuthFailureLimiter {
     };
   }
 
-  private async sharedRetryAfter(client: string): Promise<number> {
+  private sharedRetryAfter(client: string): Promise<number> {
     const key = this.key(client);
-    const [[, count], [, ttl]] = (await this.redis.multi().get(key).pttl(key).exec()) as [
-      [unknown, string | null],
-      [unknown, number],
-    ];
-    return Number(count ?? 0) >= this.limit && ttl > 0 ? ttl / 1000 : 0;
+    return sharedOrLocal(
+      async () => {
+        const [[, count], [, ttl]] = (await this.redis.multi().get(key).pttl(key).exec()) as [
+          [unknown, string | null],
+          [unknown, number],
+        ];
+        return Number(count ?? 0) >= this.limit && ttl > 0 ? ttl / 1000 : 0;
+      },
+      () => 0,
+    );
   }
 
   private async recordFailure(client: string): Promise<void> {
     const key = this.key(client);
     // NX: the window starts at the first failure and is not extended by later ones.
-    await this.redis.multi().incr(key).pexpire(key, this.windowMs, 'NX').exec();
+    await sharedOrLocal(
+      async () =>
+        void (await this.redis.multi().incr(key).pexpire(key, this.windowMs, 'NX').exec()),
+      () => undefined,
+    );
   }
 
   private key(client: string): string {

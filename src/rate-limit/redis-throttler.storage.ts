@@ -1,5 +1,7 @@
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import type { Redis } from 'ioredis';
+import { sharedOrLocal } from '../redis/shared-or-local.js';
+import { MemoryThrottlerStorage } from './memory-throttler.storage.js';
 import { type StorageRecord, storageRecord } from './storage-record.js';
 
 // One round trip, atomic across instances: count the hit in the window, and
@@ -16,8 +18,13 @@ end
 return {hits, ttl, blocked}
 `;
 
-/** @nestjs/throttler storage in Redis, so that several instances share one budget. */
+/**
+ * @nestjs/throttler storage in Redis, so that several instances share one
+ * budget; while Redis cannot answer, in this instance's memory (sharedOrLocal).
+ */
 export class RedisThrottlerStorage implements ThrottlerStorage {
+  private readonly local = new MemoryThrottlerStorage();
+
   constructor(private readonly redis: Redis) {}
 
   async increment(
@@ -28,15 +35,20 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
     throttlerName: string,
   ): Promise<StorageRecord> {
     const base = `throttle:${throttlerName}:${key}`;
-    const [hits, ttlMs, blockedMs] = (await this.redis.eval(
-      INCREMENT,
-      2,
-      `${base}:hits`,
-      `${base}:blocked`,
-      ttl,
-      limit,
-      blockDuration,
-    )) as [number, number, number];
-    return storageRecord(hits, ttlMs, blockedMs);
+    return sharedOrLocal(
+      async () => {
+        const [hits, ttlMs, blockedMs] = (await this.redis.eval(
+          INCREMENT,
+          2,
+          `${base}:hits`,
+          `${base}:blocked`,
+          ttl,
+          limit,
+          blockDuration,
+        )) as [number, number, number];
+        return storageRecord(hits, ttlMs, blockedMs);
+      },
+      () => this.local.increment(key, ttl, limit, blockDuration, throttlerName),
+    );
   }
 }

@@ -19,7 +19,13 @@ function harness(
   };
   Logger.overrideLogger(capture);
   const state = new ShutdownState();
-  const app = { get: () => state, close } as unknown as INestApplication;
+  const listener = { closed: false };
+  const server = { close: () => (listener.closed = true) };
+  const app = {
+    get: () => state,
+    close,
+    getHttpServer: () => server,
+  } as unknown as INestApplication;
   const exited = new Promise<number>((resolve) => {
     const handlers = new Map<string, () => void>();
     installGracefulShutdown(
@@ -36,7 +42,7 @@ function harness(
       handlers.get(first === 'SIGTERM' ? 'SIGINT' : 'SIGTERM')!();
     });
   });
-  return { lines, state, exited };
+  return { lines, state, exited, listener };
 }
 
 describe('installGracefulShutdown', () => {
@@ -64,14 +70,17 @@ describe('installGracefulShutdown', () => {
   it('on SIGTERM goes on serving, not ready, for the drain, and only then closes', async () => {
     vi.useFakeTimers();
     let closed = 0;
-    const { lines, state, exited } = harness(async () => void (closed += 1), 1000, {
+    const { lines, state, exited, listener } = harness(async () => void (closed += 1), 1000, {
       drainMs: 5000,
     });
     await vi.advanceTimersByTimeAsync(4999);
     expect(state.shuttingDown).toBe(true);
     expect(closed).toBe(0);
+    expect(listener.closed).toBe(false);
     await vi.advanceTimersByTimeAsync(1);
     expect(closed).toBe(1);
+    // The listener goes first, at once, not when Nest gets to the HTTP server.
+    expect(listener.closed).toBe(true);
     expect(await exited).toBe(0);
     expect(lines[0]).toEqual([
       'log',

@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import type { INestApplication, LoggerService } from '@nestjs/common';
 import { ShutdownState } from './shutdown-state.js';
 
@@ -16,8 +17,11 @@ export interface ShutdownTimes {
  * serving, every answer with Connection: close (app.setup.ts), so that a load
  * balancer that routes by readiness takes it out before its listener goes and
  * keep-alive clients reconnect elsewhere. Then the server stops taking
- * connections, requests in flight finish (Fastify's close waits for them),
- * the database closes (Nest's shutdown hooks) and the process exits 0. Past
+ * connections, at once: Nest closes its HTTP server only after every
+ * module's onModuleDestroy, and the webhook dispatcher's lets deliveries in
+ * flight go on for a while there. Requests in flight finish (Fastify's close
+ * waits for them), the database closes (Nest's shutdown hooks) and the
+ * process exits 0. Past
  * `timeoutMs` after the close began it exits 1 rather than hang. SIGINT
  * (Ctrl-C at a terminal) skips the drain.
  *
@@ -42,6 +46,8 @@ export function installGracefulShutdown(
       exit(1);
     }, times.timeoutMs);
     deadline.unref();
+    // Fastify's own close, later, still waits for the connections left open.
+    (app.getHttpServer() as Server).close();
     app.close().then(
       () => {
         clearTimeout(deadline);

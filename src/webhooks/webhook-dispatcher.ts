@@ -17,9 +17,6 @@ import { WebhookSender } from './webhook-sender.js';
 import { WebhookSettings } from './webhook-settings.js';
 import { WebhookSubscriptionsRepository } from './webhook-subscriptions.repository.js';
 
-/** How long shutdown lets deliveries in flight finish before it gives their claims back. */
-const SHUTDOWN_GRACE_MS = 5000;
-
 /**
  * Runs in every instance: claims due deliveries (a lease per delivery, see
  * DeliveryClaimsRepository), sends them with at most `concurrency` in
@@ -35,7 +32,11 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private readonly instanceId = randomUUID();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly share: FairShare;
+  /** Aborted when shutdown's grace is over: sends in flight stop, their claims go back. */
   private readonly shutdown = new AbortController();
+  /** Resolved once shutdown begins: a pass waiting for a free place stops waiting. */
+  private readonly stopped: Promise<void>;
+  private stop = (): void => {};
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private wakeAgain = false;
@@ -53,6 +54,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     private readonly transactions: Transactions,
   ) {
     this.share = new FairShare(settings.concurrency, settings.concurrencyPerSubscription);
+    this.stopped = new Promise((resolve) => (this.stop = resolve));
   }
 
   onApplicationBootstrap(): void {
@@ -78,13 +80,18 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     });
   }
 
-  /** Stops claiming; lets deliveries in flight finish for a while, then gives their claims back. */
+  /**
+   * Stops claiming; lets deliveries in flight finish for a while (from the
+   * moment shutdown begins, however busy the dispatcher is), then gives their
+   * claims back.
+   */
   async onModuleDestroy(): Promise<void> {
     this.stopping = true;
+    this.stop();
     this.unsubscribe();
     clearTimeout(this.timer);
+    const grace = setTimeout(() => this.shutdown.abort(), this.settings.shutdownGraceMs);
     await this.running;
-    const grace = setTimeout(() => this.shutdown.abort(), SHUTDOWN_GRACE_MS);
     await Promise.all(this.inFlight);
     clearTimeout(grace);
     this.shutdown.abort();
@@ -101,7 +108,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
       while (!this.stopping) {
         const free = this.settings.concurrency - this.inFlight.size;
         if (free <= 0) {
-          await Promise.race(this.inFlight);
+          await Promise.race([...this.inFlight, this.stopped]);
           continue;
         }
         const now = Date.now();

@@ -1,6 +1,10 @@
 import { ConfigService } from '@nestjs/config';
 import type { WebhookVariables } from './webhook.variables.js';
 import { parseDuration, parseRetrySchedule } from './retry-schedule.js';
+import type { ProcessVariables } from '../config/process.variables.js';
+
+/** How long, at most, shutdown lets deliveries in flight go on. */
+const SHUTDOWN_GRACE_MS = 5000;
 
 /** The dispatcher's configuration, read once from the validated environment. */
 export class WebhookSettings {
@@ -21,6 +25,8 @@ export class WebhookSettings {
     readonly secretOverlapMs: number,
     /** How long a finished (delivered or failed) delivery is kept. */
     readonly retentionMs: number,
+    /** At shutdown, how long deliveries in flight may go on before their claims are given back. */
+    readonly shutdownGraceMs: number,
   ) {}
 
   /** The schedule's longest wait: the most a receiver's Retry-After holds a delivery back. */
@@ -28,9 +34,12 @@ export class WebhookSettings {
     return Math.max(...this.retrySchedule);
   }
 
-  static fromConfig(config: ConfigService<WebhookVariables, true>): WebhookSettings {
-    const get = <K extends keyof WebhookVariables>(key: K): WebhookVariables[K] =>
-      config.get(key, { infer: true });
+  static fromConfig(
+    config: ConfigService<WebhookVariables & ProcessVariables, true>,
+  ): WebhookSettings {
+    const get = <K extends keyof (WebhookVariables & ProcessVariables)>(
+      key: K,
+    ): (WebhookVariables & ProcessVariables)[K] => config.get(key, { infer: true });
     const timeoutMs = get('WEBHOOK_TIMEOUT_MS');
     return new WebhookSettings(
       parseRetrySchedule(get('WEBHOOK_RETRY_SCHEDULE')),
@@ -45,6 +54,8 @@ export class WebhookSettings {
       get('WEBHOOK_MAX_SUBSCRIPTIONS'),
       parseDuration(get('WEBHOOK_SECRET_OVERLAP')),
       parseDuration(get('WEBHOOK_RETENTION')),
+      // Within the process's own deadline, with the other half left to give the claims back.
+      Math.min(SHUTDOWN_GRACE_MS, Math.floor(get('SHUTDOWN_TIMEOUT_MS') / 2)),
     );
   }
 }

@@ -12,11 +12,14 @@ import { OwnerDeliveriesRepository } from './owner-deliveries.repository.js';
 import { WebhookOutboxRepository } from './webhook-outbox.repository.js';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
 import { WebhookSettings } from './webhook-settings.js';
+import type { ProcessVariables } from '../config/process.variables.js';
 import { WebhookSubscription } from './webhook-subscription.entity.js';
 import { WebhookSubscriptionsRepository } from './webhook-subscriptions.repository.js';
 
 /** Read once at start-up; the two opt-ins weaken the SSRF guard and are said so in the log. */
-function settingsFrom(config: ConfigService<WebhookVariables, true>): WebhookSettings {
+function settingsFrom(
+  config: ConfigService<WebhookVariables & ProcessVariables, true>,
+): WebhookSettings {
   const settings = WebhookSettings.fromConfig(config);
   const logger = new Logger('Webhooks');
   if (settings.allowHttp) {

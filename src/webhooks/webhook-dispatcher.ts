@@ -16,6 +16,10 @@ import { type ClaimedDelivery, DeliveryClaimsRepository } from './delivery-claim
 import { WebhookSender } from './webhook-sender.js';
 import { WebhookSettings } from './webhook-settings.js';
 import { WebhookSubscriptionsRepository } from './webhook-subscriptions.repository.js';
+import { whileLeased } from './while-leased.js';
+
+/** A claimed delivery, and until when its claim holds (a Date.now() value). */
+type Claim = ClaimedDelivery & { leaseUntil: number };
 
 /**
  * Runs in every instance: claims due deliveries (a lease per delivery, see
@@ -113,14 +117,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
         }
         const now = Date.now();
         const room = this.share.room();
-        const claimed = await this.deliveries.claim(
-          this.instanceId,
-          now,
-          now + this.settings.leaseMs,
-          free,
-          room,
-        );
-        for (const delivery of claimed) this.start(delivery);
+        const leaseUntil = now + this.settings.leaseMs;
+        const claimed = await this.deliveries.claim(this.instanceId, now, leaseUntil, free, room);
+        for (const delivery of claimed) this.start({ ...delivery, leaseUntil });
         // Fewer than asked, and no cap reached: nothing else is due.
         if (claimed.length < free && !this.share.filled(room, claimed)) return;
       }
@@ -129,7 +128,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     }
   }
 
-  private start(delivery: ClaimedDelivery): void {
+  private start(delivery: Claim): void {
     this.share.started(delivery);
     const attempt = this.attempt(delivery)
       .catch((error: unknown) =>
@@ -143,7 +142,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     this.inFlight.add(attempt);
   }
 
-  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+  private async attempt(delivery: Claim): Promise<void> {
     const target = await this.subscriptions.target(delivery.subscriptionId, Date.now());
     // Deleted meanwhile: its deliveries went with it. Disabled: dropped.
     if (!target) return;
@@ -193,24 +192,25 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   }
 
   /** Disables the subscription and drops its other pending deliveries, at once. */
-  private async disable(delivery: ClaimedDelivery): Promise<void> {
-    await this.transactions.run(async (manager) => {
-      await this.subscriptions.disable(manager, delivery.subscriptionId, Date.now());
-      await this.attempts.dropPending(
-        manager,
-        delivery.subscriptionId,
-        delivery.id,
-        'subscription disabled: receiver answered 410 Gone',
-      );
-    });
+  private async disable(delivery: Claim): Promise<void> {
+    const disabled = () =>
+      this.transactions.run(async (manager) => {
+        await this.subscriptions.disable(manager, delivery.subscriptionId, Date.now());
+        await this.attempts.dropPending(
+          manager,
+          delivery.subscriptionId,
+          delivery.id,
+          'subscription disabled: receiver answered 410 Gone',
+        );
+      });
+    // Tried again while the claim holds: see while-leased.ts.
+    await whileLeased(disabled, delivery.leaseUntil, this.shutdown.signal);
   }
 
-  private async record(
-    delivery: ClaimedDelivery,
-    attempts: number,
-    outcome: AttemptRecord,
-  ): Promise<void> {
-    const held = await this.attempts.recordAttempt(delivery.id, this.instanceId, attempts, outcome);
+  private async record(delivery: Claim, attempts: number, outcome: AttemptRecord): Promise<void> {
+    const recorded = () =>
+      this.attempts.recordAttempt(delivery.id, this.instanceId, attempts, outcome);
+    const held = await whileLeased(recorded, delivery.leaseUntil, this.shutdown.signal);
     if (!held)
       this.logger.warn(`webhook ${delivery.id}: lease lost before the attempt was recorded`);
   }

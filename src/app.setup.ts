@@ -60,8 +60,9 @@ export interface CreatedApp {
  *  5. Nest (app.module.ts): BearerAuthGuard (takes step 3's verdict), ThrottlerGuard,
  *     DatabaseWorkInterceptor (the deadline, one retry where safe), DtoValidationPipe,
  *     the controller; HttpErrorFilter for every error.
- *  6. onSend: the answer gives back half of the owner's place (the close, the other).
- *     onResponse: the request log line and the duration histogram.
+ *  6. preHandler: a request whose client is gone is not handled; onSend: the
+ *     answer (see OwnerRequests); onResponse: the request log line and the
+ *     duration histogram.
  *  7. The connection: closed in stages when the answer came before the body.
  */
 /**
@@ -153,9 +154,14 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
     const tooMany = ownerRequests?.admit(owner, reply.raw);
     if (tooMany) return answerBeforeBody(tooMany, request, reply);
   });
-  // The answer is one end of the owner's place, its response's close the other:
-  // a handler whose client hung up still runs, and still counts, until it answers.
+  // A handler whose client hung up still runs, and its owner's place stays
+  // taken until it answers; a request whose client is gone before its handler
+  // starts is not handled (nothing answers it, nothing reads the answer).
   if (ownerRequests) {
+    fastify.addHook('preHandler', (_request, reply, done) => {
+      if (!ownerRequests.handling(reply.raw)) reply.hijack();
+      done();
+    });
     fastify.addHook('onSend', (_request, reply, payload, done) => {
       ownerRequests.answered(reply.raw);
       done(null, payload);

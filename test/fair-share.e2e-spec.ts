@@ -76,57 +76,70 @@ describe.each(databaseKinds())("each owner's requests in flight, on %s", (kind) 
     expect(status).toBe(200);
   });
 
-  it('gives back the place of a request whose client hangs up while its token is looked up', async () => {
-    const caller = await t.current.newCaller();
-    const { hostname, port } = new URL(url);
-    // A slow token lookup, as on a busy database: the clients give up during it.
-    // The n-th lookup ends once the server has seen the n-th connection hang up.
-    const server = t.current.app.getHttpServer();
-    const hungUp: Promise<void>[] = [];
-    const onConnection = (socket: Socket) =>
-      hungUp.push(
-        new Promise((resolve) => {
-          socket.once('end', () => resolve());
-          socket.once('close', () => resolve());
-        }),
-      );
-    server.on('connection', onConnection);
-    const tokens = t.current.app.get(TokensService);
-    const callerOf = tokens.callerOf;
-    const lookups: Promise<unknown>[] = [];
-    tokens.callerOf = (token: string) => {
-      const lookup = hungUp[lookups.length].then(() => callerOf.call(tokens, token));
-      lookups.push(lookup);
-      return lookup;
-    };
-    try {
-      for (let i = 0; i < BOUND + 1; i++) {
-        const started = lookups.length;
-        const socket = connect(Number(port), hostname, () =>
-          socket.write(`GET /plants HTTP/1.1\r\nhost: x\r\nauthorization: ${caller.auth}\r\n\r\n`),
+  it.each([
+    ['a list', 'GET /plants HTTP/1.1\r\n'],
+    // Its body never comes whole: a handler would never start, nor answer.
+    [
+      'a create half-way through its body',
+      'POST /plants HTTP/1.1\r\ncontent-type: application/json\r\ncontent-length: 100\r\n',
+    ],
+  ])(
+    'gives back the place of %s whose client hangs up while its token is looked up',
+    async (_, head) => {
+      const caller = await t.current.newCaller();
+      const { hostname, port } = new URL(url);
+      // A slow token lookup, as on a busy database: the clients give up during it.
+      // The n-th lookup ends once the server has seen the n-th connection hang up.
+      const server = t.current.app.getHttpServer();
+      const hungUp: Promise<void>[] = [];
+      const onConnection = (socket: Socket) =>
+        hungUp.push(
+          new Promise((resolve) => {
+            socket.once('end', () => resolve());
+            socket.once('close', () => resolve());
+          }),
         );
-        socket.on('error', () => undefined);
-        // Hung up once its lookup has begun.
-        while (lookups.length === started) await new Promise((resolve) => setImmediate(resolve));
-        socket.destroy();
+      server.on('connection', onConnection);
+      const tokens = t.current.app.get(TokensService);
+      const callerOf = tokens.callerOf;
+      const lookups: Promise<unknown>[] = [];
+      tokens.callerOf = (token: string) => {
+        const lookup = hungUp[lookups.length].then(() => callerOf.call(tokens, token));
+        lookups.push(lookup);
+        return lookup;
+      };
+      try {
+        for (let i = 0; i < BOUND + 1; i++) {
+          const started = lookups.length;
+          const socket = connect(Number(port), hostname, () =>
+            socket.write(
+              `${head}host: x\r\nauthorization: ${caller.auth}\r\n\r\n${head.startsWith('POST') ? '{"id": 1,' : ''}`,
+            ),
+          );
+          socket.on('error', () => undefined);
+          // Hung up once its lookup has begun.
+          while (lookups.length === started) await new Promise((resolve) => setImmediate(resolve));
+          socket.destroy();
+        }
+        // Every lookup ends after its client has gone; then the authentication step goes on.
+        await Promise.allSettled(lookups);
+        await new Promise((resolve) => setImmediate(resolve));
+      } finally {
+        tokens.callerOf = callerOf;
+        server.off('connection', onConnection);
       }
-      // Every lookup ends after its client has gone; then the authentication step goes on.
-      await Promise.allSettled(lookups);
-      await new Promise((resolve) => setImmediate(resolve));
-    } finally {
-      tokens.callerOf = callerOf;
-      server.off('connection', onConnection);
-    }
-    // Their handlers still run, with no one to read the answers: their places come back with them.
-    let status = 429;
-    await eventually(
-      async () =>
-        (status = (await t.current.http().get('/plants?limit=1').set('Authorization', caller.auth))
-          .status) !== 429,
-      'the places of the hung-up requests are still taken',
-    );
-    expect(status).toBe(200);
-  });
+      // Gone before their handlers started: their places come back, and they are not handled.
+      let status = 429;
+      await eventually(
+        async () =>
+          (status = (
+            await t.current.http().get('/plants?limit=1').set('Authorization', caller.auth)
+          ).status) !== 429,
+        'the places of the hung-up requests are still taken',
+      );
+      expect(status).toBe(200);
+    },
+  );
 
   it('keeps counting a request whose client hung up until its handler has answered', async () => {
     const caller = await t.current.newCaller();

@@ -44,43 +44,53 @@ describe('OwnerRequests', () => {
     expect(requests.admit('bob', response())).toBeUndefined();
   });
 
-  it('counts a request whose connection closed while its token was looked up until its handler has answered', () => {
+  it('does not count a request whose connection closed while its token was looked up, nor handle it', () => {
     const { requests } = ownerRequests(1);
     const gone = Object.assign(response(), { destroyed: true });
     expect(requests.admit('alice', gone)).toBeUndefined();
-    // Its 'close' came before, but its handler still runs: the place stays taken.
-    expect(requests.admit('alice', response())).toBeInstanceOf(TooManyRequestsException);
-    requests.answered(gone);
-    expect(requests.admit('alice', response())).toBeUndefined();
-  });
-
-  it('frees the place once the handler has answered and the response has closed, in either order, once', () => {
-    const { requests } = ownerRequests(1);
-    const streamed = response();
-    expect(requests.admit('alice', streamed)).toBeUndefined();
-    // Answered (a streamed list's first bytes), not yet closed: still taken.
-    requests.answered(streamed);
-    requests.answered(streamed);
-    expect(requests.admit('alice', response())).toBeInstanceOf(TooManyRequestsException);
-    streamed.emit('close');
-    streamed.emit('close');
-
-    const hungUp = response();
-    expect(requests.admit('alice', hungUp)).toBeUndefined();
-    // Its client hung up while the handler runs: still taken until the handler answers.
-    hungUp.emit('close');
-    expect(requests.admit('alice', response())).toBeInstanceOf(TooManyRequestsException);
-    requests.answered(hungUp);
+    // Its 'close' came before: the place is free again, and its handler is not to start.
+    expect(requests.handling(gone)).toBe(false);
     const next = response();
     expect(requests.admit('alice', next)).toBeUndefined();
     expect(requests.admit('alice', response())).toBeInstanceOf(TooManyRequestsException);
   });
 
-  it('ignores the answer of a request it never counted', () => {
+  it('frees the place when the response closes, once, and a handler that started only once it has answered', () => {
     const { requests } = ownerRequests(1);
-    requests.answered(response());
-    const counted = response();
-    expect(requests.admit('alice', counted)).toBeUndefined();
+    const answered = response();
+    expect(requests.admit('alice', answered)).toBeUndefined();
+    expect(requests.handling(answered)).toBe(true);
+    // Answered (a streamed list's first bytes), not yet closed: still taken.
+    requests.answered(answered);
+    expect(requests.admit('alice', response())).toBeInstanceOf(TooManyRequestsException);
+    answered.emit('close');
+    answered.emit('close');
+
+    const hungUp = response();
+    expect(requests.admit('alice', hungUp)).toBeUndefined();
+    expect(requests.handling(hungUp)).toBe(true);
+    // Its client hung up while the handler runs: still taken until the handler answers.
+    hungUp.emit('close');
+    expect(requests.admit('alice', response())).toBeInstanceOf(TooManyRequestsException);
+    requests.answered(hungUp);
+    requests.answered(hungUp);
+
+    // Gone before its handler started (while its body was read): free at the close.
+    const cutOff = response();
+    expect(requests.admit('alice', cutOff)).toBeUndefined();
+    cutOff.emit('close');
+    expect(requests.handling(cutOff)).toBe(false);
+    const next = response();
+    expect(requests.admit('alice', next)).toBeUndefined();
+    expect(requests.admit('alice', response())).toBeInstanceOf(TooManyRequestsException);
+  });
+
+  it('lets a request it never counted be handled, and ignores its answer', () => {
+    const { requests } = ownerRequests(1);
+    const uncounted = response();
+    expect(requests.handling(uncounted)).toBe(true);
+    requests.answered(uncounted);
+    expect(requests.admit('alice', response())).toBeUndefined();
     expect(requests.admit('alice', response())).toBeInstanceOf(TooManyRequestsException);
   });
 });

@@ -9,17 +9,22 @@ import { TooManyRequestsException } from './too-many-requests.exception.js';
  * Bounds each owner's requests in flight in this instance
  * (FAIR_SHARE_MAX_IN_FLIGHT), so that one owner's burst, or hundreds of lists
  * it never reads, cannot take the memory, the event loop and the database
- * pool from the others. A request counts from its authentication until both
- * its handler has answered and its response is done or its connection gone:
- * a streamed list until its last byte is written, and a request whose client
- * hung up until its handler is through, since that work goes on. The request
- * quota (RATE_LIMIT_MAX) counts requests over a window; this counts the ones
- * that hold resources now.
+ * pool from the others. A request counts from its authentication until its
+ * response is done or its connection gone (a streamed list until its last
+ * byte is written), and, when its handler had started by then, until the
+ * handler has answered: that work goes on after its client hangs up. A
+ * request whose client is gone before its handler starts is not handled.
+ * The request quota (RATE_LIMIT_MAX) counts requests over a window; this
+ * counts the ones that hold resources now.
  */
-/** A request's place: given back once both its ends (the answer, the close) have come. */
+/** A request's place in its owner's count. */
 interface Place {
   owner: string;
-  ends: number;
+  /** Its handler has started (Fastify's preHandler): its answer will come. */
+  handling: boolean;
+  answered: boolean;
+  closed: boolean;
+  given: boolean;
 }
 
 const PLACE = Symbol('owner request place');
@@ -40,9 +45,9 @@ export class OwnerRequests {
   }
 
   /**
-   * Counts a request of `owner` until its handler has answered (`answered`)
-   * and `response` has closed; past the bound, the 429 to answer instead (the
-   * request is then not counted).
+   * Counts a request of `owner` until `response` has closed and, if its
+   * handler started (`handling`), answered (`answered`); past the bound, the
+   * 429 to answer instead (the request is then not counted).
    */
   admit(owner: string, response: Response): TooManyRequestsException | undefined {
     const current = this.inFlight.get(owner) ?? 0;
@@ -55,26 +60,42 @@ export class OwnerRequests {
       );
     }
     this.inFlight.set(owner, current + 1);
-    const place: Place = { owner, ends: 2 };
+    const place: Place = { owner, handling: false, answered: false, closed: false, given: false };
     response[PLACE] = place;
-    // Closed already (its client hung up while its token was looked up): its
-    // 'close' has come and gone, and only the answer is still to come.
-    if (response.destroyed) this.end(place);
-    else response.once('close', () => this.end(place));
+    const closed = () => {
+      place.closed = true;
+      this.settle(place);
+    };
+    // Closed already: its client hung up while its token was looked up.
+    if (response.destroyed) closed();
+    else response.once('close', closed);
     return undefined;
+  }
+
+  /**
+   * Its handler is about to start (Fastify's preHandler): false when its
+   * client is gone already, and then it should not start at all.
+   */
+  handling(response: Response): boolean {
+    const place = response[PLACE];
+    if (place === undefined) return true;
+    if (place.given) return false;
+    place.handling = true;
+    return true;
   }
 
   /** The request's handler has answered, or its error has (Fastify's onSend). */
   answered(response: Response): void {
     const place = response[PLACE];
     if (place === undefined) return;
-    response[PLACE] = undefined;
-    this.end(place);
+    place.answered = true;
+    this.settle(place);
   }
 
-  private end(place: Place): void {
-    place.ends -= 1;
-    if (place.ends > 0) return;
+  /** Gives the place back once its response is closed and no handler of it still runs. */
+  private settle(place: Place): void {
+    if (place.given || !place.closed || (place.handling && !place.answered)) return;
+    place.given = true;
     const left = this.inFlight.get(place.owner)! - 1;
     if (left === 0) this.inFlight.delete(place.owner);
     else this.inFlight.set(place.owner, left);

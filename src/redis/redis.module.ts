@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
 import { ConfigService } from '@nestjs/config';
 import { Redis } from 'ioredis';
@@ -53,8 +54,12 @@ function logOutages(redis: Redis, logger: Logger): void {
         });
         logOutages(redis, new Logger('Redis'));
         // Connected before the first request, which would otherwise count locally; an
-        // unreachable Redis does not stop start-up (its first failure is logged).
-        await new Promise((resolve) => redis.once('ready', resolve).once('error', resolve));
+        // unreachable Redis does not stop start-up (its first failure is logged), nor
+        // holds it past REDIS_COMMAND_TIMEOUT_MS when its host does not answer at all.
+        await Promise.race([
+          new Promise((resolve) => redis.once('ready', resolve).once('error', resolve)),
+          sleep(REDIS_COMMAND_TIMEOUT_MS),
+        ]);
         return redis;
       },
     },

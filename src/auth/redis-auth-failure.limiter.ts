@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { sharedOrLocal } from '../redis/shared-or-local.js';
+import { redisOrMemory } from '../redis/redis-or-memory.js';
 import {
   type Attempt,
   type AuthFailureLimiter,
@@ -21,7 +21,7 @@ import {
  * That local count starts its window at the instance's own first failure, so
  * an address that instance locked out may stay so on it a little longer than
  * Redis's window, never shorter. While Redis cannot answer, that local count
- * is the budget (sharedOrLocal).
+ * is the budget (redisOrMemory).
  */
 export class RedisAuthFailureLimiter implements AuthFailureLimiter {
   private readonly local: MemoryAuthFailureLimiter;
@@ -56,7 +56,7 @@ export class RedisAuthFailureLimiter implements AuthFailureLimiter {
 
   private sharedRetryAfter(client: string): Promise<number> {
     const key = this.key(client);
-    return sharedOrLocal(
+    return redisOrMemory(
       async () => {
         const [[, count], [, ttl]] = (await this.redis.multi().get(key).pttl(key).exec()) as [
           [unknown, string | null],
@@ -71,7 +71,7 @@ export class RedisAuthFailureLimiter implements AuthFailureLimiter {
   private async recordFailure(client: string): Promise<void> {
     const key = this.key(client);
     // NX: the window starts at the first failure and is not extended by later ones.
-    await sharedOrLocal(
+    await redisOrMemory(
       async () =>
         void (await this.redis.multi().incr(key).pexpire(key, this.windowMs, 'NX').exec()),
       () => undefined,

@@ -1,6 +1,6 @@
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import type { Redis } from 'ioredis';
-import { sharedOrLocal } from '../redis/shared-or-local.js';
+import { redisOrMemory } from '../redis/redis-or-memory.js';
 import { MemoryThrottlerStorage } from './memory-throttler.storage.js';
 import { type StorageRecord, storageRecord } from './storage-record.js';
 
@@ -20,7 +20,7 @@ return {hits, ttl, blocked}
 
 /**
  * @nestjs/throttler storage in Redis, so that several instances share one
- * budget; while Redis cannot answer, in this instance's memory (sharedOrLocal).
+ * budget; while Redis cannot answer, in this instance's memory (redisOrMemory).
  */
 export class RedisThrottlerStorage implements ThrottlerStorage {
   private readonly local = new MemoryThrottlerStorage();
@@ -35,7 +35,7 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
     throttlerName: string,
   ): Promise<StorageRecord> {
     const base = `throttle:${throttlerName}:${key}`;
-    return sharedOrLocal(
+    return redisOrMemory(
       async () => {
         const [hits, ttlMs, blockedMs] = (await this.redis.eval(
           INCREMENT,

@@ -34,7 +34,7 @@ function logOutages(redis: Redis, logger: Logger): void {
  * opened; Nest makes one instance of it however many modules import it.
  *
  * Redis may go away (a restart, a failover): its users then count in this
- * instance's memory alone (fail open, see sharedOrLocal), so a command fails
+ * instance's memory alone (fail open, see redisOrMemory), so a command fails
  * at once rather than queue while the client reconnects, or after
  * REDIS_COMMAND_TIMEOUT_MS when Redis is connected but does not answer. The
  * outage is logged once when it begins and once when it ends.

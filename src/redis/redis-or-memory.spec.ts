@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { sharedOrLocal } from './shared-or-local.js';
+import { redisOrMemory } from './redis-or-memory.js';
 
-describe('sharedOrLocal', () => {
+describe('redisOrMemory', () => {
   it("gives Redis's answer while Redis answers, and does not count locally", async () => {
     let local = 0;
     expect(
-      await sharedOrLocal(
+      await redisOrMemory(
         async () => 'shared',
         () => `local ${++local}`,
       ),
@@ -17,7 +17,7 @@ describe('sharedOrLocal', () => {
     const unreachable = async (): Promise<string> => {
       throw new Error("Stream isn't writeable and enableOfflineQueue options is false");
     };
-    expect(await sharedOrLocal(unreachable, () => 'local')).toBe('local');
-    expect(await sharedOrLocal(unreachable, async () => 'local, later')).toBe('local, later');
+    expect(await redisOrMemory(unreachable, () => 'local')).toBe('local');
+    expect(await redisOrMemory(unreachable, async () => 'local, later')).toBe('local, later');
   });
 });

@@ -6,7 +6,7 @@
  * fleet of n lets through at most n times a shared limit), rather than every
  * request failing with it. The outage itself is logged by redis.module.ts.
  */
-export async function sharedOrLocal<T>(
+export async function redisOrMemory<T>(
   shared: () => Promise<T>,
   local: () => T | Promise<T>,
 ): Promise<T> {

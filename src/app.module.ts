@@ -10,6 +10,8 @@ import { configModule } from './config/config.module.js';
 import type { Environment } from './environment.js';
 import { DatabaseModule } from './database/database.module.js';
 import { DatabaseWorkInterceptor } from './database/database-work.interceptor.js';
+import { databaseKind } from './database/data-source-options.js';
+import { keepsDeadlines } from './database/request-scope.js';
 import { HealthModule } from './health/health.module.js';
 import { LifecycleModule } from './lifecycle/lifecycle.module.js';
 import { LoggingModule } from './logging/logging.module.js';
@@ -58,8 +60,11 @@ export class AppModule {
         { provide: APP_GUARD, useClass: BearerAuthGuard },
         // Not registered at all when off: a guard that only skips still runs on every request.
         ...(rateLimited ? [{ provide: APP_GUARD, useClass: ThrottlerGuard }] : []),
-        // A handler's database work within the request's deadline, retried once where safe.
-        { provide: APP_INTERCEPTOR, useClass: DatabaseWorkInterceptor },
+        // On PostgreSQL, a handler's database work within the request's
+        // deadline, retried once where safe (none of that applies to SQLite).
+        ...(keepsDeadlines(databaseKind(env.DATABASE_URL))
+          ? [{ provide: APP_INTERCEPTOR, useClass: DatabaseWorkInterceptor }]
+          : []),
         { provide: APP_PIPE, useClass: DtoValidationPipe },
         { provide: APP_FILTER, useClass: HttpErrorFilter },
       ],

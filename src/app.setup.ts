@@ -57,12 +57,12 @@ export interface CreatedApp {
  *     a Content-Encoding other than identity, or JSON in a charset other than
  *     UTF-8, is a 415.
  *  4. The JSON body parser (lossless: every digit of an int64 id survives).
- *  5. Nest (app.module.ts): BearerAuthGuard (takes step 3's verdict), ThrottlerGuard,
- *     DatabaseWorkInterceptor (the deadline, one retry where safe), DtoValidationPipe,
- *     the controller; HttpErrorFilter for every error.
- *  6. preHandler: a request whose client is gone is not handled; onSend: the
- *     answer (see OwnerRequests); onResponse: the request log line and the
- *     duration histogram.
+ *  5. preHandler: a request whose client is gone is not handled (see OwnerRequests).
+ *  6. Nest (app.module.ts): BearerAuthGuard (takes step 3's verdict), ThrottlerGuard,
+ *     on PostgreSQL DatabaseWorkInterceptor (the deadline, one retry where safe),
+ *     DtoValidationPipe, the controller; HttpErrorFilter for every error. Then
+ *     onSend: the answer (see OwnerRequests); onResponse: the request log line
+ *     and the duration histogram.
  *  7. The connection: closed in stages when the answer came before the body.
  */
 /**

@@ -43,11 +43,4 @@ describe('DatabaseWorkInterceptor', () => {
     expect(left).toBeGreaterThan(BUDGET_MS - 4000 - 1000);
     expect(left).toBeLessThanOrEqual(BUDGET_MS - 4000);
   });
-
-  it('keeps no deadline on SQLite, where nothing reads one', async () => {
-    const left = await lastValueFrom(
-      interceptorOn('sqlite::memory:').intercept(request(4000), handler),
-    );
-    expect(left).toBeUndefined();
-  });
 });

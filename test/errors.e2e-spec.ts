@@ -85,18 +85,21 @@ describe('database outages', () => {
       for (const step of cleanup.reverse()) await step();
     });
 
-    it('unreachable: requests get a 503 within the timeout, and the service recovers when it is back', async () => {
+    /** The app on a new database that it reaches through a proxy the test can cut. */
+    async function appBehindProxy(settings: Record<string, string> = {}) {
       const database = await createTestDatabase('postgres');
       cleanup.push(() => database.drop());
       const target = new URL(database.url);
       const proxy = await new TcpProxy(target.hostname, Number(target.port || 5432)).start();
       cleanup.push(() => proxy.stop());
       target.host = `127.0.0.1:${proxy.port}`;
-      const app = await startApp(
-        { ...database, url: target.toString() },
-        { DB_CONNECT_TIMEOUT_MS: '1000' },
-      );
+      const app = await startApp({ ...database, url: target.toString() }, settings);
       cleanup.push(() => app.close());
+      return { app, proxy };
+    }
+
+    it('unreachable: requests get a 503 within the timeout, and the service recovers when it is back', async () => {
+      const { app, proxy } = await appBehindProxy({ DB_CONNECT_TIMEOUT_MS: '1000' });
       const plants = plantsClient(app, `Bearer ${await app.tokenFor('outage')}`);
       expect((await plants.create({ id: 1, name: 'Fern' })).status).toBe(200);
 
@@ -116,6 +119,29 @@ describe('database outages', () => {
       }
       expect(recovered).toBe(200);
       expect((await plants.list()).body).toEqual([{ name: 'Fern' }]);
+    });
+
+    it('a connection lost mid-statement: a read and a create run again on another, a delete does not', async () => {
+      const { app, proxy } = await appBehindProxy();
+      const plants = plantsClient(app, `Bearer ${await app.tokenFor('lost')}`);
+
+      const inserts = proxy.cutWhenSent('INSERT INTO "plants"');
+      expect((await plants.create({ id: 1, name: 'Fern' })).status).toBe(200);
+      expect(inserts.seen).toBe(2);
+
+      const reads = proxy.cutWhenSent('FROM "plants" "p"');
+      const listed = await plants.list();
+      expect(listed.status).toBe(200);
+      expect(listed.body).toEqual([{ name: 'Fern' }]);
+      expect(reads.seen).toBe(2);
+
+      // Its outcome is unknown to the service: a 503, and repeating it is safe.
+      const deletes = proxy.cutWhenSent('DELETE FROM "plants"');
+      expectError(await plants.remove(1), 503, /database is unavailable/);
+      expect(deletes.seen).toBe(1);
+      expect((await plants.list()).body).toEqual([{ name: 'Fern' }]);
+      expect((await plants.remove(1)).status).toBe(204);
+      expect((await plants.list()).body).toEqual([]);
     });
   });
 });

@@ -8,6 +8,7 @@ export class TcpProxy {
   private server?: Server;
   private readonly sockets = new Set<Socket>();
   private up = true;
+  private trap?: { text: string; left: number; seen: number };
   port = 0;
 
   constructor(
@@ -27,13 +28,35 @@ export class TcpProxy {
         socket.on('close', () => this.sockets.delete(socket));
         socket.on('error', () => socket.destroy());
       }
-      client.pipe(upstream).pipe(client);
+      client.on('data', (chunk: Buffer) => {
+        const trap = this.trap;
+        if (trap && chunk.includes(trap.text)) {
+          trap.seen += 1;
+          if (trap.left > 0) {
+            trap.left -= 1;
+            client.destroy();
+            return;
+          }
+        }
+        upstream.write(chunk);
+      });
+      upstream.pipe(client);
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.port = (this.server.address() as { port: number }).port;
     return this;
+  }
+
+  /**
+   * Ends the connection of the next `times` messages to the server that hold
+   * `text`, before they reach it: a connection lost mid-statement. Counts
+   * every such message, passed on or not.
+   */
+  cutWhenSent(text: string, times = 1): { readonly seen: number } {
+    this.trap = { text, left: times, seen: 0 };
+    return this.trap;
   }
 
   /** Drops every open connection and refuses new ones. */

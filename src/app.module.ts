@@ -1,6 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { Logger } from 'pino';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ThrottlerGuard } from '@nestjs/throttler';
 import { BearerAuthGuard } from './auth/bearer-auth.guard.js';
 import { AuthModule } from './auth/auth.module.js';
@@ -9,9 +9,6 @@ import { DtoValidationPipe } from './validation/validation.pipe.js';
 import { configModule } from './config/config.module.js';
 import type { Environment } from './environment.js';
 import { DatabaseModule } from './database/database.module.js';
-import { DatabaseWorkInterceptor } from './database/database-work.interceptor.js';
-import { databaseKind } from './database/data-source-options.js';
-import { keepsDeadlines } from './database/request-scope.js';
 import { HealthModule } from './health/health.module.js';
 import { LifecycleModule } from './lifecycle/lifecycle.module.js';
 import { LoggingModule } from './logging/logging.module.js';
@@ -60,11 +57,6 @@ export class AppModule {
         { provide: APP_GUARD, useClass: BearerAuthGuard },
         // Not registered at all when off: a guard that only skips still runs on every request.
         ...(rateLimited ? [{ provide: APP_GUARD, useClass: ThrottlerGuard }] : []),
-        // On PostgreSQL, a handler's database work within the request's
-        // deadline, retried once where safe (none of that applies to SQLite).
-        ...(keepsDeadlines(databaseKind(env.DATABASE_URL))
-          ? [{ provide: APP_INTERCEPTOR, useClass: DatabaseWorkInterceptor }]
-          : []),
         { provide: APP_PIPE, useClass: DtoValidationPipe },
         { provide: APP_FILTER, useClass: HttpErrorFilter },
       ],

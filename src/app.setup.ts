@@ -8,8 +8,13 @@ import { checkServiceVariables } from './config/service-variables.js';
 import { OwnerRequests } from './auth/owner-requests.js';
 import { RequestAuthenticator } from './auth/request-authenticator.js';
 import { databaseKind } from './database/data-source-options.js';
-import { requestDeadline } from './database/database-work.interceptor.js';
-import { addressParty, keepsDeadlines, withDeadline } from './database/request-scope.js';
+import {
+  addressParty,
+  keepsDeadlines,
+  ownerParty,
+  requestDeadline,
+  withDeadline,
+} from './database/request-scope.js';
 import { sendError } from './errors/http-error.filter.js';
 import { unsupportedCharset } from './http/content-charset.js';
 import { announcesBody, unsupportedContentEncoding } from './http/content-encoding.js';
@@ -57,12 +62,11 @@ export interface CreatedApp {
  *     a Content-Encoding other than identity, or JSON in a charset other than
  *     UTF-8, is a 415.
  *  4. The JSON body parser (lossless: every digit of an int64 id survives).
- *  5. preHandler: a request whose client is gone is not handled (see OwnerRequests).
+ *  5. preHandler: a request whose client is gone is not handled (OwnerRequests);
+ *     on PostgreSQL the handler runs within the request's database deadline.
  *  6. Nest (app.module.ts): BearerAuthGuard (takes step 3's verdict), ThrottlerGuard,
- *     on PostgreSQL DatabaseWorkInterceptor (the deadline, one retry where safe),
- *     DtoValidationPipe, the controller; HttpErrorFilter for every error. Then
- *     onSend: the answer (see OwnerRequests); onResponse: the request log line
- *     and the duration histogram.
+ *     DtoValidationPipe, the controller (@RetriedOnce on its service); HttpErrorFilter
+ *     for every error. Then onSend (OwnerRequests); onResponse: the log line, the histogram.
  *  7. The connection: closed in stages when the answer came before the body.
  */
 /**
@@ -142,6 +146,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
     // The lookup shares the pool as its client address's work: the owner is not known yet.
     return withDeadline(expiresAt, lookUp, addressParty(request.ip));
   };
+  const owners = new WeakMap<FastifyRequest, string>();
   fastify.addHook('onRequest', async (request, reply) => {
     if (isPublicRoute(request)) return;
     let owner: string;
@@ -151,6 +156,7 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
       const refusal = isUnknownRoute(request) ? unknownRouteRefusal(error, request) : error;
       return answerBeforeBody(refusal, request, reply, true);
     }
+    owners.set(request, owner);
     const tooMany = ownerRequests?.admit(owner, reply.raw);
     if (tooMany) return answerBeforeBody(tooMany, request, reply);
   });
@@ -165,6 +171,14 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
     fastify.addHook('onSend', (_request, reply, payload, done) => {
       ownerRequests.answered(reply.raw);
       done(null, payload);
+    });
+  }
+  // On PostgreSQL: `done` runs the handler, in the scope entered around it (request-scope.ts).
+  if (deadlines) {
+    fastify.addHook('preHandler', (request, reply, done) => {
+      const expiresAt = requestDeadline(env.DB_REQUEST_DEADLINE_MS, reply.elapsedTime);
+      const owner = owners.get(request);
+      withDeadline(expiresAt, done, owner === undefined ? undefined : ownerParty(owner));
     });
   }
   // A request Fastify refuses before routing (a malformed URL) is authenticated

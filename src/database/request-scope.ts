@@ -37,6 +37,11 @@ export const ownerParty = (owner: string): string => `owner:${owner}`;
 /** The party of a request's work before its owner is known: its client address's. */
 export const addressParty = (address: string): string => `address:${address}`;
 
+/** The deadline (a Date.now() value) of a request that arrived `elapsedMs` ago. */
+export function requestDeadline(budgetMs: number, elapsedMs: number): number {
+  return Date.now() - elapsedMs + budgetMs;
+}
+
 /** Runs `work` with database work due by `expiresAt` (a Date.now() value), on behalf of `party`. */
 export function withDeadline<T>(expiresAt: number, work: () => T, party?: string): T {
   return scopes.run({ expiresAt, party }, work);

@@ -15,7 +15,6 @@ import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CallerOwner } from '../auth/caller-owner.decorator.js';
 import { RequiredScope } from '../auth/required-scope.decorator.js';
-import { SafeToRepeat } from '../database/safe-to-repeat.decorator.js';
 import { nextLink, PageCursors } from '../http/page-cursor.js';
 import { jsonArrayStream } from './json-array-stream.js';
 import { type ListPlantsQuery, ParseListPlantsQueryPipe } from './dto/list-plants.query.js';
@@ -59,9 +58,6 @@ export class PlantsController {
 
   @Post()
   @RequiredScope('plants:write')
-  // A create that may have committed before its connection was lost is run
-  // again: its exact replay answers as the first create did and writes no event.
-  @SafeToRepeat()
   @HttpCode(HttpStatus.OK)
   @RouteSchema(PLANT_RESPONSE_SCHEMA)
   @ApiCreatePlant()

@@ -8,6 +8,7 @@ import {
 import type { EntityManager } from 'typeorm';
 import { OutboxSignal } from '../database/outbox-signal.js';
 import { laterOnBehalfOfThisRequest } from '../database/request-scope.js';
+import { RetriedOnce } from '../database/retried-once.decorator.js';
 import { Transactions } from '../database/transactions.js';
 import { PlantMetrics } from './plant-metrics.js';
 import { currentTraceparent } from '../tracing/trace-hooks.js';
@@ -98,7 +99,11 @@ export class PlantsService {
    * delete that commits between them leaves nothing to compare with, and the
    * create then inserts again, as a create of its own, rather than calling an
    * exact replay a conflict.
+   *
+   * A create that may have committed before its connection was lost is run
+   * again: its exact replay answers as the first create did and writes no event.
    */
+  @RetriedOnce('repeatable')
   async create(owner: string, plant: NewPlantDto): Promise<PlantDto> {
     const stored = { id: plant.id, name: plant.name, tag: plant.tag ?? null };
     for (let attempt = 1; attempt <= CREATE_ATTEMPTS; attempt++) {
@@ -148,6 +153,7 @@ export class PlantsService {
    * (keyset paging: a plant created or deleted elsewhere in the list never
    * shifts a page), at most `limit` of them when given.
    */
+  @RetriedOnce('repeatable')
   async list(owner: string, { limit, after }: ListPlantsQuery = {}): Promise<PlantList> {
     const afterId = after === undefined ? undefined : String(after);
     if (limit === 0) return { complete: true, plants: [] };
@@ -190,12 +196,15 @@ export class PlantsService {
   }
 
   /** The owner's plant with this id; another owner's is as unknown as a missing one. */
+  @RetriedOnce('repeatable')
   async get(owner: string, id: bigint): Promise<PlantDto> {
     const plant = await this.plants.findOne(owner, id);
     if (!plant) throw notFound(id);
     return toDto(plant);
   }
 
+  /** Deletes the owner's plant; not repeated once its statement may have run. */
+  @RetriedOnce('if-nothing-ran')
   async delete(owner: string, id: bigint): Promise<void> {
     const deleted = await this.deleteOne({ owner, id });
     if (!deleted) {

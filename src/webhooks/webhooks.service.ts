@@ -20,6 +20,7 @@ import {
   WebhookSubscriptionsRepository,
 } from './webhook-subscriptions.repository.js';
 import { OutboxSignal } from '../database/outbox-signal.js';
+import { RetriedOnce } from '../database/retried-once.decorator.js';
 import { HostResolver } from './host-resolver.js';
 import { resolvedTargetProblem, webhookUrlProblem } from './webhook-url.js';
 
@@ -83,6 +84,7 @@ export class WebhooksService {
     private readonly outbox: OutboxSignal,
   ) {}
 
+  @RetriedOnce('if-nothing-ran')
   async create(owner: string, body: CreateWebhookDto): Promise<CreatedWebhookDto> {
     const problem =
       webhookUrlProblem(body.url, this.settings) ??
@@ -112,6 +114,7 @@ export class WebhooksService {
   }
 
   /** A page of the owner's subscriptions, oldest first; `next` while more follow a limited page. */
+  @RetriedOnce('repeatable')
   async list(owner: string, { limit, after }: PageQuery = {}): Promise<Page<WebhookDto>> {
     if (limit === 0) return { items: [] };
     const rows = await this.subscriptions.list(owner, {
@@ -122,6 +125,7 @@ export class WebhooksService {
   }
 
   /** Deletes the subscription; its pending deliveries are dropped with it. */
+  @RetriedOnce('if-nothing-ran')
   async delete(owner: string, id: string): Promise<void> {
     if (!isUUID(id) || !(await this.subscriptions.delete(owner, id))) {
       throw new NotFoundException(NOT_FOUND);
@@ -129,6 +133,7 @@ export class WebhooksService {
   }
 
   /** A page of the subscription's deliveries, newest first; `next` while older ones follow. */
+  @RetriedOnce('repeatable')
   async deliveriesOf(
     owner: string,
     id: string,
@@ -140,6 +145,7 @@ export class WebhooksService {
   }
 
   /** Sends a delivered or failed delivery again now, with the same webhook-id. */
+  @RetriedOnce('if-nothing-ran')
   async retry(owner: string, id: string, eventId: string): Promise<void> {
     await this.active(owner, id);
     // Event ids are ones the database made: anything else names no delivery (and a NUL would not reach PostgreSQL).
@@ -153,6 +159,7 @@ export class WebhooksService {
   }
 
   /** Sends again every failed delivery of the subscription created since `since`. */
+  @RetriedOnce('if-nothing-ran')
   async recover(owner: string, id: string, since: string): Promise<void> {
     const from = Date.parse(since);
     if (Number.isNaN(from)) throw new BadRequestException(SINCE_RULE);
@@ -164,6 +171,7 @@ export class WebhooksService {
    * A new secret for the subscription, shown once; the one it replaces still
    * signs for WEBHOOK_SECRET_OVERLAP, so that receivers switch without a gap.
    */
+  @RetriedOnce('if-nothing-ran')
   async rotateSecret(owner: string, id: string): Promise<WebhookSecretDto> {
     const secret = newWebhookSecret(randomBytes(32));
     const until = Date.now() + this.settings.secretOverlapMs;

@@ -1,6 +1,7 @@
 import { DataSource } from 'typeorm';
 import { loadBetterSqlite3 } from '../src/database/better-sqlite3.js';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { FairPoolGate } from '../src/database/fair-pool-gate.js';
 import { expectError } from './support/expect-error.js';
 import { plantsClient } from './support/plants-client.js';
 import { TcpProxy } from './support/tcp-proxy.js';
@@ -118,6 +119,45 @@ describe('database outages', () => {
         recovered = (await plants.list()).status;
       }
       expect(recovered).toBe(200);
+      expect((await plants.list()).body).toEqual([{ name: 'Fern' }]);
+    });
+
+    it("shares the pool as the client address's work during the token lookup, then as the owner's", async () => {
+      const { app } = await appBehindProxy();
+      const plants = plantsClient(app, `Bearer ${await app.tokenFor('party')}`);
+      const entered = vi.spyOn(FairPoolGate.prototype, 'enter');
+      try {
+        expect((await plants.create({ id: 1, name: 'Fern' })).status).toBe(200);
+        expect((await plants.list()).status).toBe(200);
+        // The webhook worker's polls, `background`, may come in between.
+        const parties = entered.mock.calls
+          .map(([party]) => party)
+          .filter((party) => party !== 'background');
+        expect(parties).toEqual([
+          'address:127.0.0.1',
+          'owner:party',
+          'address:127.0.0.1',
+          'owner:party',
+        ]);
+      } finally {
+        entered.mockRestore();
+      }
+    });
+
+    it("a statement that gets no answer: a 503 at the request's deadline, not the statement's timeout", async () => {
+      const { app, proxy } = await appBehindProxy({
+        DB_REQUEST_DEADLINE_MS: '1000',
+        DB_STATEMENT_TIMEOUT_MS: '30000',
+      });
+      const plants = plantsClient(app, `Bearer ${await app.tokenFor('stalled')}`);
+      expect((await plants.create({ id: 1, name: 'Fern' })).status).toBe(200);
+      const reads = proxy.stallWhenSent('FROM "plants" "p"');
+      const started = Date.now();
+      expectError(await plants.list(), 503, /database/);
+      expect(reads.seen).toBe(1);
+      // The deadline, 1 s after the request arrived; the statement alone would have had 30 s.
+      expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+      expect(Date.now() - started).toBeLessThan(15_000);
       expect((await plants.list()).body).toEqual([{ name: 'Fern' }]);
     });
 

@@ -8,7 +8,7 @@ export class TcpProxy {
   private server?: Server;
   private readonly sockets = new Set<Socket>();
   private up = true;
-  private trap?: { text: string; left: number; seen: number };
+  private trap?: { text: string; left: number; seen: number; stall: boolean };
   port = 0;
 
   constructor(
@@ -28,17 +28,18 @@ export class TcpProxy {
         socket.on('close', () => this.sockets.delete(socket));
         socket.on('error', () => socket.destroy());
       }
+      let stalled = false;
       client.on('data', (chunk: Buffer) => {
         const trap = this.trap;
         if (trap && chunk.includes(trap.text)) {
           trap.seen += 1;
           if (trap.left > 0) {
             trap.left -= 1;
-            client.destroy();
-            return;
+            if (!trap.stall) return void client.destroy();
+            stalled = true;
           }
         }
-        upstream.write(chunk);
+        if (!stalled) upstream.write(chunk);
       });
       upstream.pipe(client);
       client.on('close', () => upstream.destroy());
@@ -55,7 +56,16 @@ export class TcpProxy {
    * every such message, passed on or not.
    */
   cutWhenSent(text: string, times = 1): { readonly seen: number } {
-    this.trap = { text, left: times, seen: 0 };
+    this.trap = { text, left: times, seen: 0, stall: false };
+    return this.trap;
+  }
+
+  /**
+   * Holds back, on its connection, the next message to the server that holds
+   * `text` and all that follows it: a statement that never gets an answer.
+   */
+  stallWhenSent(text: string): { readonly seen: number } {
+    this.trap = { text, left: 1, seen: 0, stall: true };
     return this.trap;
   }
 

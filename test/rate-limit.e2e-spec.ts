@@ -240,9 +240,11 @@ describe.skipIf(!inject('redisUrl'))(
 
       proxy.restore();
       // Shared again once both clients have reconnected: three requests across both
-      // instances use up the owner's one budget.
-      const { auth } = await a.newCaller();
+      // instances use up the owner's one budget. Each try is a new owner and
+      // address: a try made while one instance still counted alone spends its
+      // owner's shared budget for the whole window.
       await eventually(async () => {
+        const { auth } = await a.newCaller();
         const address = randomAddress();
         const statuses = [];
         for (const t of [a, b, a, b]) statuses.push((await from(t, address, auth)).statusCode);

@@ -50,6 +50,18 @@ describe('FairPoolGate', () => {
     expect(order.at(-1)).toBe('a');
   });
 
+  it('serves parties holding as many in the order their first waiters came', async () => {
+    const gate = new FairPoolGate(1);
+    const { order, enter } = recorder(gate);
+    const leave = await enter('a');
+    const waiting = [enter('c'), enter('b'), enter('c'), enter('b')];
+    order.length = 0;
+    leave();
+    // c and b hold none: c came first. Then b holds none and c one: b, and so on.
+    for (const next of waiting) (await next)();
+    expect(order).toEqual(['c', 'b', 'c', 'b']);
+  });
+
   it('gives a place back once, however often its leave is called', async () => {
     const gate = new FairPoolGate(1);
     const { enter } = recorder(gate);

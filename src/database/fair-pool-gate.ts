@@ -16,7 +16,8 @@ export class PoolFullError extends Error {
 }
 
 interface Waiter {
-  party: string;
+  /** Arrival order, across parties: first come, first served among equals. */
+  seq: number;
   admit: () => void;
 }
 
@@ -35,7 +36,14 @@ export type Leave = () => void;
  */
 export class FairPoolGate {
   private readonly held = new Map<string, number>();
-  private readonly waiting: Waiter[] = [];
+  /**
+   * Waiters by party, each party's in arrival order: a freed place is given
+   * after a look at each waiting party's first waiter, not at every waiter
+   * (dozens of one owner's requests can wait at once).
+   */
+  private readonly waiting = new Map<string, Waiter[]>();
+  private waiters = 0;
+  private arrivals = 0;
   private admitted = 0;
 
   constructor(private readonly places: number) {}
@@ -47,13 +55,13 @@ export class FairPoolGate {
    * sooner.
    */
   enter(party: string, timeoutMs: number, deadlineMs?: number): Promise<Leave> {
-    if (this.admitted < this.places && this.waiting.length === 0) {
+    if (this.admitted < this.places && this.waiters === 0) {
       return Promise.resolve(this.admit(party));
     }
     const deadlineFirst = deadlineMs !== undefined && deadlineMs < timeoutMs;
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
-        party,
+        seq: this.arrivals++,
         admit: () => {
           clearTimeout(timer);
           resolve(this.admit(party));
@@ -61,12 +69,15 @@ export class FairPoolGate {
       };
       const timer = setTimeout(
         () => {
-          this.waiting.splice(this.waiting.indexOf(waiter), 1);
+          this.forget(party, waiter);
           reject(deadlineFirst ? new DeadlineExceededError() : new PoolFullError(timeoutMs));
         },
         Math.max(0, deadlineFirst ? deadlineMs : timeoutMs),
       );
-      this.waiting.push(waiter);
+      const queue = this.waiting.get(party);
+      if (queue) queue.push(waiter);
+      else this.waiting.set(party, [waiter]);
+      this.waiters += 1;
     });
   }
 
@@ -91,18 +102,27 @@ export class FairPoolGate {
   }
 
   private admitNext(): void {
-    while (this.admitted < this.places && this.waiting.length > 0) {
-      let next = 0;
-      let fewest = this.held.get(this.waiting[0].party) ?? 0;
-      for (let i = 1; i < this.waiting.length && fewest > 0; i++) {
-        const holding = this.held.get(this.waiting[i].party) ?? 0;
-        if (holding < fewest) {
-          next = i;
+    while (this.admitted < this.places && this.waiters > 0) {
+      let next: Waiter | undefined;
+      let nextParty = '';
+      let fewest = Infinity;
+      for (const [party, [first]] of this.waiting) {
+        const holding = this.held.get(party) ?? 0;
+        if (holding < fewest || (holding === fewest && first.seq < next!.seq)) {
+          next = first;
+          nextParty = party;
           fewest = holding;
         }
       }
-      const [waiter] = this.waiting.splice(next, 1);
-      waiter.admit();
+      this.forget(nextParty, next!);
+      next!.admit();
     }
+  }
+
+  private forget(party: string, waiter: Waiter): void {
+    const queue = this.waiting.get(party)!;
+    queue.splice(queue.indexOf(waiter), 1);
+    if (queue.length === 0) this.waiting.delete(party);
+    this.waiters -= 1;
   }
 }

@@ -4,7 +4,7 @@
  * hash, and the three operations on a store, shared by the same-work and
  * the bare reference (server.ts).
  */
-import { createHash, createHmac, hkdfSync } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, hkdfSync } from 'node:crypto';
 import { isInteger, parse } from 'lossless-json';
 import type { ListedRow, PlantRow, Store } from './store.js';
 
@@ -35,14 +35,19 @@ export const errorSchema = {
 const toPlant = (row: PlantRow) =>
   row.tag === null ? { name: row.name } : { name: row.name, tag: row.tag };
 
-/** The cursor key, derived from CURSOR_SECRET as the service derives it (src/http/page-cursor.ts). */
-const CURSOR_KEY = Buffer.from(
-  hkdfSync(
-    'sha256',
-    process.env.CURSOR_SECRET ?? 'reference-cursor-secret-0123456789abcdef',
-    Buffer.alloc(0),
-    'plant-store page cursor v1',
-    32,
+/**
+ * The cursor key, derived from CURSOR_SECRET and held (a KeyObject) as the
+ * service does it (src/http/page-cursor.ts).
+ */
+const CURSOR_KEY = createSecretKey(
+  Buffer.from(
+    hkdfSync(
+      'sha256',
+      process.env.CURSOR_SECRET ?? 'reference-cursor-secret-0123456789abcdef',
+      Buffer.alloc(0),
+      'plant-store page cursor v1',
+      32,
+    ),
   ),
 );
 

@@ -58,7 +58,7 @@ const LONGEST_NAME_SPELLING =
 
 function isSecretName(name: string): boolean {
   if (name.length > LONGEST_NAME_SPELLING) return false;
-  const plain = name.replace(/\+/g, ' ');
+  const plain = name.includes('+') ? name.replaceAll('+', ' ') : name;
   return SECRET_PARAMETERS.has((plain.includes('%') ? fullyDecoded(plain) : plain).toLowerCase());
 }
 

@@ -3,6 +3,7 @@ import { QueryFailedError, QueryRunnerAlreadyReleasedError } from 'typeorm';
 import { describe, expect, it } from 'vitest';
 import {
   DeadlineExceededError,
+  DeadlineInStatementError,
   isDatabaseUnavailable,
   NoConnectionError,
   nothingRan,
@@ -44,6 +45,7 @@ describe('database errors', () => {
   it.each([
     ['a connection ended mid-query', new Error('Connection terminated unexpectedly')],
     ['a read timeout', new Error('Query read timeout')],
+    ['the deadline during a statement', new DeadlineInStatementError()],
     ['a reset socket', socketError('ECONNRESET')],
     ['a query runner released under a transaction', new QueryRunnerAlreadyReleasedError()],
   ])('%s is a 503 whose outcome is unknown', (_name, error) => {

@@ -44,6 +44,29 @@ export class DeadlineExceededError extends Error {
 }
 
 /**
+ * A statement was sent and not answered by the request's deadline (its read
+ * timeout was what the deadline left): a 503 as DeadlineExceededError, but
+ * the statement may have run.
+ */
+export class DeadlineInStatementError extends Error {
+  readonly code = 'PLANT_STORE_DEADLINE_IN_STATEMENT';
+  constructor(options?: ErrorOptions) {
+    super("the request's deadline for database work passed during a statement", options);
+    this.name = 'DeadlineInStatementError';
+  }
+}
+
+/**
+ * Whether the request's deadline stopped the work, before a statement or
+ * during one: no time is left for another attempt. (A timer set for what
+ * the deadline leaves can fire a little before the clock reaches it.)
+ */
+export function deadlinePassed(error: unknown): boolean {
+  const cause = driverErrorOf(error);
+  return cause instanceof DeadlineExceededError || cause instanceof DeadlineInStatementError;
+}
+
+/**
  * SQLSTATEs that say the server did not run the statement and will not on
  * this connection: it is read-only (a standby, a demoted primary), shutting
  * down or starting up, or the connection is broken (class 08).
@@ -73,6 +96,7 @@ const UNAVAILABLE_CODES = new Set([
   'SQLITE_LOCKED',
   new NoConnectionError('').code,
   new DeadlineExceededError().code,
+  new DeadlineInStatementError().code,
 ]);
 
 /** node-postgres and pg-pool say these in words only (no code). */

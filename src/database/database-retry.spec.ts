@@ -1,7 +1,11 @@
 import pg from 'pg';
 import { QueryFailedError } from 'typeorm';
 import { describe, expect, it } from 'vitest';
-import { DeadlineExceededError, NoConnectionError } from './database-errors.js';
+import {
+  DeadlineExceededError,
+  DeadlineInStatementError,
+  NoConnectionError,
+} from './database-errors.js';
 import { retryOnce } from './database-retry.js';
 import { withDeadline } from './request-scope.js';
 
@@ -57,6 +61,12 @@ describe('retryOnce', () => {
     const late = failing(new DeadlineExceededError());
     await expect(retryOnce('repeatable', late)).rejects.toBeInstanceOf(DeadlineExceededError);
     expect(late.runs).toBe(1);
+    // The deadline's read timeout can fire a moment before the clock reaches the deadline.
+    const timedOut = failing(new QueryFailedError('SELECT …', [], new DeadlineInStatementError()));
+    await expect(
+      withDeadline(Date.now() + 5, () => retryOnce('repeatable', timedOut)),
+    ).rejects.toBeInstanceOf(QueryFailedError);
+    expect(timedOut.runs).toBe(1);
     const spent = failing(readOnly());
     await expect(
       withDeadline(Date.now() - 1, () => retryOnce('repeatable', spent)),

@@ -1,4 +1,4 @@
-import { DeadlineExceededError, isDatabaseUnavailable, nothingRan } from './database-errors.js';
+import { deadlinePassed, isDatabaseUnavailable, nothingRan } from './database-errors.js';
 import { remainingMs } from './request-scope.js';
 
 /**
@@ -13,7 +13,7 @@ import { remainingMs } from './request-scope.js';
 export type RetryPolicy = 'repeatable' | 'if-nothing-ran';
 
 function worthRetrying(policy: RetryPolicy, error: unknown): boolean {
-  if (error instanceof DeadlineExceededError || !isDatabaseUnavailable(error)) return false;
+  if (deadlinePassed(error) || !isDatabaseUnavailable(error)) return false;
   // SQLite's busy and locked errors come after its own wait (DB_STATEMENT_TIMEOUT_MS).
   const { code } = (error as { driverError?: { code?: unknown } }).driverError ?? {};
   if (typeof code === 'string' && code.startsWith('SQLITE_')) return false;

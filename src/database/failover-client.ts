@@ -1,6 +1,7 @@
 import pg from 'pg';
 import {
   DeadlineExceededError,
+  DeadlineInStatementError,
   NoConnectionError,
   poisonsConnection,
   signalsFailover,
@@ -89,8 +90,7 @@ export class FailoverClient extends pg.Client {
   }
 
   // Every form of node-postgres's query() (text, config object, callback or
-  // promise) passes through; only a text query gets the deadline's timeout,
-  // the one form TypeORM uses.
+  // promise) passes through; only a text query gets the deadline's timeout.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   override query(...input: any[]): any {
     let args: unknown[] = input;
@@ -102,12 +102,11 @@ export class FailoverClient extends pg.Client {
       process.nextTick(args[callbackAt] as Callback, error);
       return undefined;
     }
-    if (
-      remaining !== undefined &&
-      remaining < this.statementTimeoutMs &&
-      typeof args[0] === 'string'
-    ) {
-      const values: unknown = Array.isArray(args[1]) ? args[1] : undefined;
+    const timed =
+      remaining !== undefined && remaining < this.statementTimeoutMs && typeof args[0] === 'string';
+    const values = Array.isArray(args[1]) ? (args[1] as unknown[]) : undefined;
+    if (timed && callbackAt < 0) return this.timedQuery(args[0] as string, values, remaining);
+    if (timed) {
       args = [{ text: args[0], values, query_timeout: remaining }, ...args.slice(values ? 2 : 1)];
     }
     if (callbackAt >= 0) {
@@ -123,6 +122,35 @@ export class FailoverClient extends pg.Client {
     return result.catch((error: unknown) => {
       this.unfitAfter(error);
       throw error;
+    });
+  }
+
+  /**
+   * TypeORM's form (a text and its values, for a promise) with what the
+   * deadline leaves as its timeout, submitted as a pg Query that carries it:
+   * a config object would carry it too, but node-postgres copies each one
+   * through its property descriptors, 2 % of a list request's CPU time
+   * (BENCHMARKS.md, "Where a list's time goes"). The "a statement that gets no
+   * answer" test in test/errors.e2e-spec.ts pins that the timeout is read.
+   */
+  private timedQuery(
+    text: string,
+    values: unknown[] | undefined,
+    timeoutMs: number,
+  ): Promise<pg.QueryResult> {
+    return new Promise((resolve, reject) => {
+      const query = new pg.Query(text, values, (error, result) => {
+        if (!error) return resolve(result);
+        // node-postgres's words for its read timeout, which here is the deadline's.
+        const failure =
+          error.message === 'Query read timeout'
+            ? new DeadlineInStatementError({ cause: error })
+            : error;
+        this.unfitAfter(failure);
+        reject(failure);
+      });
+      // Client.query reads the timeout from the query it is given.
+      super.query(Object.assign(query, { query_timeout: timeoutMs }));
     });
   }
 

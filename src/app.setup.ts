@@ -9,11 +9,11 @@ import { OwnerRequests } from './auth/owner-requests.js';
 import { RequestAuthenticator } from './auth/request-authenticator.js';
 import { databaseKind } from './database/data-source-options.js';
 import {
-  addressParty,
+  arrivalScope,
   keepsDeadlines,
-  ownerParty,
-  requestDeadline,
-  withDeadline,
+  ownerScope,
+  type RequestScope,
+  within,
 } from './database/request-scope.js';
 import { sendError } from './errors/http-error.filter.js';
 import { unsupportedCharset } from './http/content-charset.js';
@@ -57,13 +57,11 @@ export interface CreatedApp {
  *     (RequestAuthenticator: failure budget, bearer token) unless the route is
  *     public: a 401 or 429 leaves before the body is read, and so does the
  *     404 of a request for no route that authenticates no one; the owner's
- *     requests in flight are counted (OwnerRequests: a 429 past the bound);
- *     then a body in
- *     a Content-Encoding other than identity, or JSON in a charset other than
- *     UTF-8, is a 415.
+ *     requests in flight are counted (OwnerRequests: a 429 past the bound); then a body
+ *     in a Content-Encoding other than identity, or JSON in a charset other than UTF-8, is a 415.
  *  4. The JSON body parser (lossless: every digit of an int64 id survives).
  *  5. preHandler: a request whose client is gone is not handled (OwnerRequests);
- *     on PostgreSQL the handler runs within the request's database deadline.
+ *     on PostgreSQL the handler runs in the request's database scope (deadline, party).
  *  6. Nest (app.module.ts): BearerAuthGuard (takes step 3's verdict), ThrottlerGuard,
  *     DtoValidationPipe, the controller (@RetriedOnce on its service); HttpErrorFilter
  *     for every error. Then onSend (OwnerRequests); onResponse: the log line, the histogram.
@@ -137,16 +135,19 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
   // (OwnerRequests): past FAIR_SHARE_MAX_IN_FLIGHT, a 429.
   const authenticator = app.get(RequestAuthenticator);
   const ownerRequests = env.FAIR_SHARE_ENABLED ? app.get(OwnerRequests) : undefined;
-  const deadlines = keepsDeadlines(databaseKind(env.DATABASE_URL));
+  // On PostgreSQL a request's database work has one scope (request-scope.ts): a deadline from
+  // its arrival, and a party, its address's during the token lookup, then its owner's.
+  const scoped = keepsDeadlines(databaseKind(env.DATABASE_URL));
+  const scopes = new WeakMap<FastifyRequest, RequestScope>();
+  const arrived = (request: FastifyRequest, reply: FastifyReply) =>
+    arrivalScope(env.DB_REQUEST_DEADLINE_MS, reply.elapsedTime, request.ip);
   const authenticate = (request: FastifyRequest, reply: FastifyReply) => {
-    // The token lookup is the first of the request's database work, within its deadline.
     const lookUp = () => authenticator.authenticate(request, reply);
-    if (!deadlines) return lookUp();
-    const expiresAt = requestDeadline(env.DB_REQUEST_DEADLINE_MS, reply.elapsedTime);
-    // The lookup shares the pool as its client address's work: the owner is not known yet.
-    return withDeadline(expiresAt, lookUp, addressParty(request.ip));
+    if (!scoped) return lookUp();
+    const scope = arrived(request, reply);
+    scopes.set(request, scope);
+    return within(scope, lookUp);
   };
-  const owners = new WeakMap<FastifyRequest, string>();
   fastify.addHook('onRequest', async (request, reply) => {
     if (isPublicRoute(request)) return;
     let owner: string;
@@ -156,7 +157,8 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
       const refusal = isUnknownRoute(request) ? unknownRouteRefusal(error, request) : error;
       return answerBeforeBody(refusal, request, reply, true);
     }
-    owners.set(request, owner);
+    const scope = scopes.get(request);
+    if (scope) scopes.set(request, ownerScope(scope, owner));
     const tooMany = ownerRequests?.admit(owner, reply.raw);
     if (tooMany) return answerBeforeBody(tooMany, request, reply);
   });
@@ -173,12 +175,10 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
       done(null, payload);
     });
   }
-  // On PostgreSQL: `done` runs the handler, in the scope entered around it (request-scope.ts).
-  if (deadlines) {
+  // On PostgreSQL `done` runs the handler in the request's scope (a public route's: its arrival's).
+  if (scoped) {
     fastify.addHook('preHandler', (request, reply, done) => {
-      const expiresAt = requestDeadline(env.DB_REQUEST_DEADLINE_MS, reply.elapsedTime);
-      const owner = owners.get(request);
-      withDeadline(expiresAt, done, owner === undefined ? undefined : ownerParty(owner));
+      within(scopes.get(request) ?? arrived(request, reply), done);
     });
   }
   // A request Fastify refuses before routing (a malformed URL) is authenticated

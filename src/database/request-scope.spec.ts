@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
+  arrivalScope,
   currentParty,
   laterOnBehalfOfThisRequest,
   ownerParty,
+  ownerScope,
   remainingMs,
   withDeadline,
 } from './request-scope.js';
@@ -20,6 +22,18 @@ describe('the request scope', () => {
       },
       ownerParty('alice'),
     );
+  });
+
+  it("counts a request's deadline from its arrival, and keeps it once its owner is known", () => {
+    // Arrived 300 ms ago, with 1000 ms for its database work.
+    const arrived = arrivalScope(1000, 300, '192.0.2.7');
+    expect(arrived.party).toBe('address:192.0.2.7');
+    expect(arrived.expiresAt! - Date.now()).toBeGreaterThan(600);
+    expect(arrived.expiresAt! - Date.now()).toBeLessThanOrEqual(700);
+    expect(ownerScope(arrived, 'alice')).toEqual({
+      expiresAt: arrived.expiresAt,
+      party: 'owner:alice',
+    });
   });
 
   it('is the background party, with no deadline, outside a request', () => {

@@ -9,7 +9,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  * dispatcher, start-up) has neither: each of its statements gets
  * DB_STATEMENT_TIMEOUT_MS, and it shares the pool as the party `background`.
  */
-interface RequestScope {
+export interface RequestScope {
   /** A Date.now() value; undefined for a streamed list's later pages. */
   expiresAt?: number;
   /** `owner:<owner>` once authenticated; `address:<client address>` while its token is looked up. */
@@ -34,17 +34,28 @@ export function keepsDeadlines(kind: 'sqlite' | 'postgres'): boolean {
 /** The party of an authenticated owner's work. */
 export const ownerParty = (owner: string): string => `owner:${owner}`;
 
-/** The party of a request's work before its owner is known: its client address's. */
-export const addressParty = (address: string): string => `address:${address}`;
+/**
+ * The scope of a request that arrived `elapsedMs` ago from `address`: due
+ * `budgetMs` (DB_REQUEST_DEADLINE_MS) after its arrival, and its client
+ * address's work until its owner is known (ownerScope).
+ */
+export function arrivalScope(budgetMs: number, elapsedMs: number, address: string): RequestScope {
+  return { expiresAt: Date.now() - elapsedMs + budgetMs, party: `address:${address}` };
+}
 
-/** The deadline (a Date.now() value) of a request that arrived `elapsedMs` ago. */
-export function requestDeadline(budgetMs: number, elapsedMs: number): number {
-  return Date.now() - elapsedMs + budgetMs;
+/** The same request's scope once its token named `owner`: the same deadline, the owner's work. */
+export function ownerScope(scope: RequestScope, owner: string): RequestScope {
+  return { expiresAt: scope.expiresAt, party: ownerParty(owner) };
+}
+
+/** Runs `work`, and the database work it starts, in `scope`. */
+export function within<T>(scope: RequestScope, work: () => T): T {
+  return scopes.run(scope, work);
 }
 
 /** Runs `work` with database work due by `expiresAt` (a Date.now() value), on behalf of `party`. */
 export function withDeadline<T>(expiresAt: number, work: () => T, party?: string): T {
-  return scopes.run({ expiresAt, party }, work);
+  return within({ expiresAt, party }, work);
 }
 
 /** Milliseconds left for database work in this request, or undefined outside one. */

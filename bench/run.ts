@@ -9,7 +9,7 @@
  * 1,000,000 plants behind a list, a 200,000-plant list streamed whole,
  * start-up time and idle memory. Options: USAGE below.
  */
-import { accessSync, constants, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -77,6 +77,10 @@ const USAGE = `npm run bench [-- options]
   --versus-caller jwt      the same, both sides accepting JWTs of a local issuer, with the
                            service's side listing as a JWT caller (RS256; jwt-es256: ES256)
                            and the baseline as an opaque-token caller; list scenario only
+  --versus-build PATH      the same against another build of the service: the baseline runs the
+                           bundle at PATH (e.g. /tmp/before/dist/bundle/main.js, built from an
+                           earlier commit in a git worktree), the service's side this one;
+                           --versus-build dist/bundle/main.js is the A/A control of the method
   --node-arg=ARG           a Node option for the service (both sides in --versus-* modes),
                            e.g. --node-arg=--cpu-prof
   --reference-node-arg=ARG the same for the yardsticks
@@ -119,6 +123,7 @@ const args = (() => {
         'versus-env': { type: 'string', multiple: true, default: [] },
         'versus-node-arg': { type: 'string', multiple: true, default: [] },
         'versus-caller': { type: 'string' },
+        'versus-build': { type: 'string' },
         'slow-flush-ms': { type: 'string' },
         help: { type: 'boolean', default: false },
       },
@@ -154,7 +159,13 @@ if (versusCaller !== undefined && (!(versusCaller in CALLERS) || args.scenario !
   );
   process.exit(2);
 }
+const versusBuild = args['versus-build'] === undefined ? undefined : resolve(args['versus-build']);
+if (versusBuild !== undefined && !existsSync(versusBuild)) {
+  console.error(`--versus-build: no bundle at ${versusBuild}\n\n${USAGE}`);
+  process.exit(2);
+}
 const versusChanges = [
+  ...(versusBuild ? [`this build, where the baseline runs ${versusBuild}`] : []),
   ...args['versus-env'],
   ...args['versus-node-arg'],
   ...(versusCaller
@@ -488,7 +499,12 @@ async function benchDatabase(db: BenchKind, pgbouncer?: PgBouncer): Promise<Data
               ...args['versus-node-arg'],
             ])
           : name === BASELINE
-            ? await startServer(name, SERVICE, { ...serviceEnv, ...own }, args['node-arg'])
+            ? await startServer(
+                name,
+                versusBuild ?? SERVICE,
+                { ...serviceEnv, ...own },
+                args['node-arg'],
+              )
             : await startServer(
                 name,
                 (yardstick as Yardstick).script,
@@ -819,6 +835,7 @@ async function main(): Promise<void> {
         serviceEnv: extraServiceEnv,
         versusEnv,
         versusNodeArgs: args['versus-node-arg'],
+        versusBuild,
         referenceNamedStatements: namedStatements,
         slowFlushMs,
         reports,

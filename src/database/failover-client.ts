@@ -90,29 +90,32 @@ export class FailoverClient extends pg.Client {
   }
 
   // Every form of node-postgres's query() (text, config object, callback or
-  // promise) passes through; only a text query gets the deadline's timeout.
+  // promise) passes through; a text query gets the deadline's timeout.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   override query(...input: any[]): any {
-    let args: unknown[] = input;
+    const args: unknown[] = input;
     const remaining = remainingMs();
     const callbackAt = args.findIndex((arg) => typeof arg === 'function');
+    const callback = callbackAt < 0 ? undefined : (args[callbackAt] as Callback);
     if (remaining !== undefined && remaining <= 0) {
       const error = new DeadlineExceededError();
-      if (callbackAt < 0) return Promise.reject(error);
-      process.nextTick(args[callbackAt] as Callback, error);
+      if (!callback) return Promise.reject(error);
+      process.nextTick(callback, error);
       return undefined;
     }
-    const timed =
-      remaining !== undefined && remaining < this.statementTimeoutMs && typeof args[0] === 'string';
-    const values = Array.isArray(args[1]) ? (args[1] as unknown[]) : undefined;
-    if (timed && callbackAt < 0) return this.timedQuery(args[0] as string, values, remaining);
-    if (timed) {
-      args = [{ text: args[0], values, query_timeout: remaining }, ...args.slice(values ? 2 : 1)];
+    if (
+      remaining !== undefined &&
+      remaining < this.statementTimeoutMs &&
+      typeof args[0] === 'string'
+    ) {
+      const values = Array.isArray(args[1]) ? (args[1] as unknown[]) : undefined;
+      const timed = this.timedQuery(args[0], values, remaining);
+      if (!callback) return timed;
+      timed.then((result) => callback(undefined, result), callback);
+      return undefined;
     }
-    if (callbackAt >= 0) {
-      const at = args.findIndex((arg) => typeof arg === 'function');
-      const callback = args[at] as Callback;
-      args[at] = (error: Error | undefined, ...rest: unknown[]) => {
+    if (callback) {
+      args[callbackAt] = (error: Error | undefined, ...rest: unknown[]) => {
         if (error) this.unfitAfter(error);
         callback(error, ...rest);
       };
@@ -126,12 +129,12 @@ export class FailoverClient extends pg.Client {
   }
 
   /**
-   * TypeORM's form (a text and its values, for a promise) with what the
-   * deadline leaves as its timeout, submitted as a pg Query that carries it:
-   * a config object would carry it too, but node-postgres copies each one
-   * through its property descriptors, 2 % of a list request's CPU time
-   * (BENCHMARKS.md, "Where a list's time goes"). The "a statement that gets no
-   * answer" test in test/errors.e2e-spec.ts pins that the timeout is read.
+   * A text query with what the deadline leaves as its timeout, submitted as a
+   * pg Query that carries it: a config object would carry it too, but
+   * node-postgres copies each one through its property descriptors, 2 % of a
+   * list request's CPU time (BENCHMARKS.md, "Where a list's time goes"). The
+   * "a statement that gets no answer" test in test/errors.e2e-spec.ts pins
+   * that the timeout is read.
    */
   private timedQuery(
     text: string,

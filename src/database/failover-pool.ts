@@ -1,5 +1,10 @@
 import pg from 'pg';
-import { DeadlineExceededError, NoConnectionError, permanentFailure } from './database-errors.js';
+import {
+  DeadlineExceededError,
+  deadlinePassed,
+  NoConnectionError,
+  permanentFailure,
+} from './database-errors.js';
 import { assertWritable, FailoverClient, PrimaryTracker } from './failover-client.js';
 import { FairPoolGate } from './fair-pool-gate.js';
 import type { PostgresHost } from './postgres-url.js';
@@ -148,7 +153,8 @@ export class FailoverPool extends pg.Pool {
  * make the request later).
  */
 function worthAnotherTry(error: unknown): boolean {
-  if (error instanceof DeadlineExceededError) return false;
+  // Also a new connection's check (assertWritable), which runs within the deadline.
+  if (deadlinePassed(error)) return false;
   if (permanentFailure(error) !== undefined) return false;
   return !(error instanceof Error && error.message.includes(POOL_TIMEOUT));
 }

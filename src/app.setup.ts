@@ -139,12 +139,10 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
   // its arrival, and a party, its address's during the token lookup, then its owner's.
   const scoped = keepsDeadlines(databaseKind(env.DATABASE_URL));
   const scopes = new WeakMap<FastifyRequest, RequestScope>();
-  const arrived = (request: FastifyRequest, reply: FastifyReply) =>
-    arrivalScope(env.DB_REQUEST_DEADLINE_MS, reply.elapsedTime, request.ip);
   const authenticate = (request: FastifyRequest, reply: FastifyReply) => {
     const lookUp = () => authenticator.authenticate(request, reply);
     if (!scoped) return lookUp();
-    const scope = arrived(request, reply);
+    const scope = arrivalScope(env.DB_REQUEST_DEADLINE_MS, reply.elapsedTime, request.ip);
     scopes.set(request, scope);
     return within(scope, lookUp);
   };
@@ -175,10 +173,13 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
       done(null, payload);
     });
   }
-  // On PostgreSQL `done` runs the handler in the request's scope (a public route's: its arrival's).
+  // On PostgreSQL `done` runs the handler in the request's scope (a public route's: a deadline).
   if (scoped) {
     fastify.addHook('preHandler', (request, reply, done) => {
-      within(scopes.get(request) ?? arrived(request, reply), done);
+      within(
+        scopes.get(request) ?? arrivalScope(env.DB_REQUEST_DEADLINE_MS, reply.elapsedTime),
+        done,
+      );
     });
   }
   // A request Fastify refuses before routing (a malformed URL) is authenticated

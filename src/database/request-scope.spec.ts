@@ -7,6 +7,7 @@ import {
   ownerScope,
   remainingMs,
   withDeadline,
+  within,
 } from './request-scope.js';
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
@@ -34,6 +35,10 @@ describe('the request scope', () => {
       expiresAt: arrived.expiresAt,
       party: 'owner:alice',
     });
+    // A public route's work (health): a deadline, and the background party.
+    const unauthenticated = arrivalScope(1000, 0);
+    expect(within(unauthenticated, currentParty)).toBe('background');
+    expect(unauthenticated.party).toBeUndefined();
   });
 
   it('is the background party, with no deadline, outside a request', () => {

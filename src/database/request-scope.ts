@@ -35,12 +35,14 @@ export function keepsDeadlines(kind: 'sqlite' | 'postgres'): boolean {
 export const ownerParty = (owner: string): string => `owner:${owner}`;
 
 /**
- * The scope of a request that arrived `elapsedMs` ago from `address`: due
- * `budgetMs` (DB_REQUEST_DEADLINE_MS) after its arrival, and its client
- * address's work until its owner is known (ownerScope).
+ * The scope of a request that arrived `elapsedMs` ago: due `budgetMs`
+ * (DB_REQUEST_DEADLINE_MS) after its arrival; its client address's work,
+ * when given, until its owner is known (ownerScope); a public route's,
+ * given none, is `background`.
  */
-export function arrivalScope(budgetMs: number, elapsedMs: number, address: string): RequestScope {
-  return { expiresAt: Date.now() - elapsedMs + budgetMs, party: `address:${address}` };
+export function arrivalScope(budgetMs: number, elapsedMs: number, address?: string): RequestScope {
+  const expiresAt = Date.now() - elapsedMs + budgetMs;
+  return address === undefined ? { expiresAt } : { expiresAt, party: `address:${address}` };
 }
 
 /** The same request's scope once its token named `owner`: the same deadline, the owner's work. */

@@ -57,7 +57,8 @@ describe('FairPoolGate', () => {
     const waiting = [enter('c'), enter('b'), enter('c'), enter('b')];
     order.length = 0;
     leave();
-    // c and b hold none: c came first. Then b holds none and c one: b, and so on.
+    // Each place is given back before the next is given: c and b hold none
+    // every time, and which goes next is which has the earlier waiter.
     for (const next of waiting) (await next)();
     expect(order).toEqual(['c', 'b', 'c', 'b']);
   });

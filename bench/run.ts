@@ -79,8 +79,9 @@ const USAGE = `npm run bench [-- options]
                            and the baseline as an opaque-token caller; list scenario only
   --versus-build PATH      the same against another build of the service: the baseline runs the
                            bundle at PATH (e.g. /tmp/before/dist/bundle/main.js, built from an
-                           earlier commit in a git worktree), the service's side this one;
-                           --versus-build dist/bundle/main.js is the A/A control of the method
+                           earlier commit in a git worktree), the service's side this one
+                           (both with this tree's tracing preload, which loads nothing unless
+                           OTEL_* asks); --versus-build dist/bundle/main.js is the A/A control
   --node-arg=ARG           a Node option for the service (both sides in --versus-* modes),
                            e.g. --node-arg=--cpu-prof
   --reference-node-arg=ARG the same for the yardsticks
@@ -165,14 +166,13 @@ if (versusBuild !== undefined && !existsSync(versusBuild)) {
   process.exit(2);
 }
 const versusChanges = [
-  ...(versusBuild ? [`this build, where the baseline runs ${versusBuild}`] : []),
   ...args['versus-env'],
   ...args['versus-node-arg'],
   ...(versusCaller
     ? [`a JWT caller (${CALLERS[versusCaller]}) where the baseline has an opaque token`]
     : []),
 ];
-const versus = versusChanges.length > 0;
+const versus = versusChanges.length > 0 || versusBuild !== undefined;
 const chosen = args.yardsticks.split(',');
 const unknown = chosen.filter((name) => !YARDSTICKS.some((y) => y.name === name));
 if (unknown.length > 0 || chosen.length === 0) {
@@ -181,7 +181,10 @@ if (unknown.length > 0 || chosen.length === 0) {
   );
   process.exit(2);
 }
-/** In --versus-* modes the one yardstick is the service itself, as --service-env alone sets it. */
+/**
+ * In --versus-* modes the one yardstick is the service itself (with --versus-build, the other
+ * build), as --service-env alone sets it.
+ */
 const BASELINE = 'baseline';
 const yardsticks: string[] = versus
   ? [BASELINE]
@@ -810,7 +813,7 @@ async function main(): Promise<void> {
     }
   }
   const described = versus
-    ? `versus: "${BASELINE}" is the service itself, "svc" the service with ${versusChanges.join(' ')}`
+    ? `versus: "${BASELINE}" is ${versusBuild ? `the build at ${versusBuild}` : 'the service itself'}, "svc" ${versusBuild ? 'this build' : 'the service'}${versusChanges.length > 0 ? ` with ${versusChanges.join(' ')}` : ''}`
     : YARDSTICKS.filter((y) => yardsticks.includes(y.name))
         .map((y) => `${y.name}: ${y.description}`)
         .join('\n');

@@ -99,11 +99,14 @@ const UNAVAILABLE_CODES = new Set([
   new DeadlineInStatementError().code,
 ]);
 
+/** node-postgres's words for a statement whose query_timeout passed. */
+export const READ_TIMEOUT_MESSAGE = 'Query read timeout';
+
 /** node-postgres and pg-pool say these in words only (no code). */
 const CONNECTION_LOST_MESSAGES = [
   'Connection terminated',
   'timeout exceeded when trying to connect',
-  'Query read timeout',
+  READ_TIMEOUT_MESSAGE,
   'Client has encountered a connection error',
   'Client was closed and is not queryable',
   'Connection is not established',

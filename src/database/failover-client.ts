@@ -4,6 +4,7 @@ import {
   DeadlineInStatementError,
   NoConnectionError,
   poisonsConnection,
+  READ_TIMEOUT_MESSAGE,
   signalsFailover,
 } from './database-errors.js';
 import type { PostgresHost } from './postgres-url.js';
@@ -144,9 +145,9 @@ export class FailoverClient extends pg.Client {
     return new Promise((resolve, reject) => {
       const query = new pg.Query(text, values, (error, result) => {
         if (!error) return resolve(result);
-        // node-postgres's words for its read timeout, which here is the deadline's.
+        // Its read timeout here is the deadline's.
         const failure =
-          error.message === 'Query read timeout'
+          error.message === READ_TIMEOUT_MESSAGE
             ? new DeadlineInStatementError({ cause: error })
             : error;
         this.unfitAfter(failure);

@@ -149,6 +149,19 @@ describe.skipIf(!adminUrl)('FailoverPool on PostgreSQL (needs PostgreSQL)', () =
     again.release();
   });
 
+  it("leaves the wait to pg-pool's own timeout when that comes before the deadline", async () => {
+    const pool = poolFor(url, { max: 1, connectionTimeoutMillis: 200 });
+    const held = await pool.connect();
+    const started = Date.now();
+    await expect(withDeadline(Date.now() + 60_000, () => pool.connect())).rejects.toThrow(
+      'timeout exceeded when trying to connect',
+    );
+    expect(Date.now() - started).toBeLessThan(20_000);
+    held.release();
+    const again = await pool.connect();
+    again.release();
+  });
+
   describe.each([
     { fairShare: true, first: 'bob' },
     { fairShare: false, first: 'alice' },

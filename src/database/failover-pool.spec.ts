@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DeadlineInStatementError, NoConnectionError } from './database-errors.js';
@@ -217,6 +217,28 @@ describe.skipIf(!adminUrl)('FailoverPool on PostgreSQL (needs PostgreSQL)', () =
       await y.query('SELECT 1');
       x.release();
       y.release();
+    });
+
+    it("gives up a host that accepts and never answers at pg-pool's connect timeout, before a later deadline", async () => {
+      const sockets = new Set<Socket>();
+      const silent = createServer((socket) => sockets.add(socket));
+      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+      const { port } = silent.address() as { port: number };
+      try {
+        const pool = poolFor(`postgres://app@127.0.0.1:${port}/db`, {
+          connectionTimeoutMillis: 300,
+        });
+        const started = Date.now();
+        const failure: unknown = await withDeadline(Date.now() + 60_000, () =>
+          pool.connect(),
+        ).catch((error: unknown) => error);
+        expect(failure).toBeInstanceOf(NoConnectionError);
+        expect((failure as Error).message).toContain('connection timeout');
+        expect(Date.now() - started).toBeLessThan(20_000);
+      } finally {
+        for (const socket of sockets) socket.destroy();
+        await new Promise<void>((resolve) => silent.close(() => resolve()));
+      }
     });
 
     it('fails with NoConnectionError when no host can be reached', async () => {

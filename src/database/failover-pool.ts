@@ -73,8 +73,7 @@ export class FailoverPool extends pg.Pool {
   /** A connection once the owner's turn comes; its release gives the turn back. */
   private async acquireFairly(gate: FairPoolGate): Promise<pg.PoolClient> {
     const timeoutMs = this.options.connectionTimeoutMillis || 5000;
-    const entered = gate.enter(currentParty(), timeoutMs, remainingMs());
-    const leave = typeof entered === 'function' ? entered : await entered;
+    const leave = await gate.enter(currentParty(), timeoutMs, remainingMs());
     let client: pg.PoolClient;
     try {
       client = await this.acquire();
@@ -116,34 +115,33 @@ export class FailoverPool extends pg.Pool {
     });
   }
 
-  /**
-   * pg-pool's checkout, given up when the request's deadline passes. pg-pool
-   * gives up by itself after connectionTimeoutMillis (DB_CONNECT_TIMEOUT_MS),
-   * so a timer of the deadline's is set only when the deadline comes first.
-   * Its callback form: the promise form adds two promises to each checkout.
-   */
+  /** pg-pool's checkout, given up when the request's deadline passes. */
   private checkout(): Promise<pg.PoolClient> {
     const remaining = remainingMs();
     if (remaining !== undefined && remaining <= 0) {
       return Promise.reject(new DeadlineExceededError());
     }
-    const poolTimeout = this.options.connectionTimeoutMillis ?? 0;
-    const deadlineFirst = remaining !== undefined && (poolTimeout <= 0 || remaining < poolTimeout);
+    const pending = super.connect();
+    if (remaining === undefined) return pending;
     return new Promise((resolve, reject) => {
-      let gaveUp = false;
-      const timer = deadlineFirst
-        ? setTimeout(() => {
-            gaveUp = true;
-            reject(new DeadlineExceededError());
-          }, remaining)
-        : undefined;
-      super.connect((error: unknown, client: pg.PoolClient | undefined) => {
-        clearTimeout(timer);
+      const timer = setTimeout(() => {
+        reject(new DeadlineExceededError());
         // Given back whenever it comes: the request no longer waits for it.
-        if (gaveUp) client?.release();
-        else if (client) resolve(client);
-        else reject(error instanceof Error ? error : new Error(String(error)));
-      });
+        pending.then(
+          (client) => client.release(),
+          () => undefined,
+        );
+      }, remaining);
+      pending.then(
+        (client) => {
+          clearTimeout(timer);
+          resolve(client);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
     });
   }
 }

@@ -49,14 +49,15 @@ export class FairPoolGate {
   constructor(private readonly places: number) {}
 
   /**
-   * The function that gives `party`'s place back: at once when a place is
-   * free and no one waits (no promise to settle, the common case), else a
-   * promise of it once `party`'s turn comes. That promise rejects when no turn
-   * comes within `timeoutMs`, or within `deadlineMs`, the request's deadline
-   * (when it has one), if that is sooner.
+   * Resolves, once `party` may take a connection, with the function that
+   * gives its place back. Rejects when none comes within `timeoutMs`, or
+   * within `deadlineMs`, the request's deadline (when it has one), if that is
+   * sooner.
    */
-  enter(party: string, timeoutMs: number, deadlineMs?: number): Leave | Promise<Leave> {
-    if (this.admitted < this.places && this.waiters === 0) return this.admit(party);
+  enter(party: string, timeoutMs: number, deadlineMs?: number): Promise<Leave> {
+    if (this.admitted < this.places && this.waiters === 0) {
+      return Promise.resolve(this.admit(party));
+    }
     const deadlineFirst = deadlineMs !== undefined && deadlineMs < timeoutMs;
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {

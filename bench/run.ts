@@ -1,9 +1,10 @@
 /**
  * `npm run bench`: the service (dist/bundle/main.js, NODE_ENV=production) against
- * three yardsticks doing the same API over the same tables: the same-work
+ * four yardsticks doing the same API over the same tables: the same-work
  * reference (raw Fastify with the service's per-request features), the bare
- * reference (raw Fastify without them) and the conventional peer (NestJS the
- * way its documentation teaches), on SQLite, on PostgreSQL and on PostgreSQL
+ * reference (raw Fastify without them), the floor peer (the same work on the
+ * least of the service's stack: NestJS, TypeORM's query runner) and the
+ * conventional peer (NestJS the way its documentation teaches), on SQLite, on PostgreSQL and on PostgreSQL
  * through PgBouncer in transaction mode, measured in turns so that a drift of
  * the machine's speed hits every side. Then the service alone at scale:
  * 1,000,000 plants behind a list, a 200,000-plant list streamed whole,
@@ -61,7 +62,7 @@ const USAGE = `npm run bench [-- options]
                            ${PGBOUNCER_PATH} (PGBOUNCER_PATH), skipped when it is not installed;
                            the scale part below runs on sqlite and postgres only)
   --scenario list,create,delete,mix
-  --yardsticks same-work,bare,conventional
+  --yardsticks same-work,bare,floor,conventional
                            the servers the service is measured against (all three by default)
   --rounds N --duration SECONDS --warmup SECONDS --connections N
   --skip-scale             leave out the 1,000,000-plant list, the 200,000-plant list and memory

@@ -45,7 +45,7 @@ declare module 'fastify' {
   }
 }
 
-async function ownerOf(store: Store, request: FastifyRequest): Promise<string> {
+export async function ownerOf(store: Store, request: FastifyRequest): Promise<string> {
   const token = bearerToken(request.headers.authorization);
   if (token === undefined) throw new HttpError(401, 'a bearer token is required', challenge());
   const owner = await store.ownerOf(tokenHash(token));

@@ -120,29 +120,25 @@ function sqliteStore(file: string, busyTimeoutMs: number): Store {
 }
 
 /**
- * The service's pool settings at their defaults (DB_POOL_SIZE, DB_*_TIMEOUT_MS): the same driver
- * work. Unnamed statements, as the service runs them so that it is safe behind PgBouncer in
- * transaction mode; with `namedStatements` (REFERENCE_NAMED_STATEMENTS=true), named ones,
- * parsed and planned once per connection: what that constraint costs, measured directly only
- * (through PgBouncer in transaction mode a name meets a server connection that lacks it or
- * already has it).
+ * Runs one PostgreSQL statement, named `name` when the runner prepares statements by name:
+ * the driver's pool here, TypeORM's DataSource in bench/peers/floor.
  */
-async function postgresStore(
-  url: string,
-  poolSize: number,
-  namedStatements: boolean,
+export type PostgresQuery = <Row extends Record<string, unknown>>(
+  name: string,
+  text: string,
+  values: unknown[],
+) => Promise<{ rows: Row[]; rowCount: number | null }>;
+
+/**
+ * The five statements of the hot path on PostgreSQL, each run by `query`, and the schema made
+ * first; `close` ends what `query` runs on.
+ */
+export async function postgresStatements(
+  query: PostgresQuery,
+  close: () => Promise<void>,
 ): Promise<Store> {
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: poolSize,
-    ...POSTGRES_POOL,
-  });
-  for (const statement of SCHEMA.postgres) await pool.query(statement);
-  const query = async <Row extends pg.QueryResultRow>(
-    name: string,
-    text: string,
-    values: unknown[],
-  ) => (namedStatements ? pool.query<Row>({ name, text, values }) : pool.query<Row>(text, values));
+  // Unnamed (no name): each is run once.
+  for (const statement of SCHEMA.postgres) await query('', statement, []);
   return {
     ownerOf: async (hash) =>
       (
@@ -154,7 +150,7 @@ async function postgresStore(
       ).rows[0]?.owner,
     list: async (owner, limit) =>
       (
-        await query<ListedRow>(
+        await query<ListedRow & Record<string, unknown>>(
           'list',
           'SELECT CAST(id AS TEXT) AS id, name, tag FROM plants WHERE owner = $1 ORDER BY plants.id LIMIT $2',
           [owner, limit],
@@ -180,10 +176,11 @@ async function postgresStore(
     },
     find: async (owner, id) =>
       (
-        await query<PlantRow>('find', 'SELECT name, tag FROM plants WHERE owner = $1 AND id = $2', [
-          owner,
-          id.toString(),
-        ])
+        await query<PlantRow & Record<string, unknown>>(
+          'find',
+          'SELECT name, tag FROM plants WHERE owner = $1 AND id = $2',
+          [owner, id.toString()],
+        )
       ).rows[0],
     remove: async (owner, id) =>
       ((
@@ -192,8 +189,29 @@ async function postgresStore(
           id.toString(),
         ])
       ).rowCount ?? 0) > 0,
-    close: () => pool.end(),
+    close,
   };
+}
+
+/**
+ * The service's pool settings at their defaults (DB_POOL_SIZE, DB_*_TIMEOUT_MS): the same driver
+ * work. Unnamed statements, as the service runs them so that it is safe behind PgBouncer in
+ * transaction mode; with `namedStatements` (REFERENCE_NAMED_STATEMENTS=true), named ones,
+ * parsed and planned once per connection: what that constraint costs, measured directly only
+ * (through PgBouncer in transaction mode a name meets a server connection that lacks it or
+ * already has it).
+ */
+function postgresStore(url: string, poolSize: number, namedStatements: boolean): Promise<Store> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    ...POSTGRES_POOL,
+  });
+  return postgresStatements(
+    (name, text, values) =>
+      namedStatements && name ? pool.query({ name, text, values }) : pool.query(text, values),
+    () => pool.end(),
+  );
 }
 
 /**

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 
 /** A server the service is measured against. */
 export interface Yardstick {
-  name: 'same-work' | 'bare' | 'conventional';
+  name: 'same-work' | 'bare' | 'floor' | 'conventional';
   /** One line for the report. */
   description: string;
   script: string;
@@ -35,6 +35,13 @@ export const YARDSTICKS: readonly Yardstick[] = [
     description: 'the same without the per-request features (REFERENCE_FEATURES=none)',
     script: REFERENCE,
     env: () => ({ REFERENCE_FEATURES: 'none' }),
+  },
+  {
+    name: 'floor',
+    description:
+      "the same work on the least of the service's stack: NestJS on Fastify, a guard, a filter, TypeORM's query runner (bench/peers/floor)",
+    script: resolve('dist/bench/peers/floor/main.js'),
+    env: featureSettings,
   },
   {
     name: 'conventional',

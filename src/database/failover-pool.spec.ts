@@ -195,13 +195,17 @@ describe.skipIf(!adminUrl)('FailoverPool on PostgreSQL (needs PostgreSQL)', () =
   });
 
   describe('with several hosts', () => {
+    /** A listener on a port of its own on 127.0.0.1 that does `onSocket` with each connection. */
+    const loopbackHost = async (onSocket: (socket: Socket) => void) => {
+      const server = createServer(onSocket);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return { server, port: (server.address() as { port: number }).port };
+    };
     let closed: Server;
     let closedPort: number;
     beforeAll(async () => {
       // A host that accepts and at once hangs up, as a node that is down behind a proxy.
-      closed = createServer((socket) => socket.destroy());
-      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-      closedPort = (closed.address() as { port: number }).port;
+      ({ server: closed, port: closedPort } = await loopbackHost((socket) => socket.destroy()));
     });
     afterAll(() => new Promise<void>((resolve) => closed.close(() => resolve())));
 
@@ -221,9 +225,7 @@ describe.skipIf(!adminUrl)('FailoverPool on PostgreSQL (needs PostgreSQL)', () =
 
     it("gives up a host that accepts and never answers at pg-pool's connect timeout, before a later deadline", async () => {
       const sockets = new Set<Socket>();
-      const silent = createServer((socket) => sockets.add(socket));
-      await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-      const { port } = silent.address() as { port: number };
+      const { server: silent, port } = await loopbackHost((socket) => sockets.add(socket));
       try {
         const pool = poolFor(`postgres://app@127.0.0.1:${port}/db`, {
           connectionTimeoutMillis: 300,

@@ -4,9 +4,10 @@
  * reference (raw Fastify with the service's per-request features), the bare
  * reference (raw Fastify without them), the floor peer (the same work on the
  * least of the service's stack: NestJS, TypeORM's query runner) and the
- * conventional peer (NestJS the way its documentation teaches), on SQLite, on PostgreSQL and on PostgreSQL
- * through PgBouncer in transaction mode, measured in turns so that a drift of
- * the machine's speed hits every side. Then the service alone at scale:
+ * conventional peer (NestJS the way its documentation teaches), on SQLite, on
+ * PostgreSQL and on PostgreSQL through PgBouncer in transaction mode,
+ * measured in turns so that a drift of the machine's speed hits every side.
+ * Then the service alone at scale:
  * 1,000,000 plants behind a list, a 200,000-plant list streamed whole,
  * start-up time and idle memory. Options: USAGE below.
  */
@@ -63,7 +64,7 @@ const USAGE = `npm run bench [-- options]
                            the scale part below runs on sqlite and postgres only)
   --scenario list,create,delete,mix
   --yardsticks same-work,bare,floor,conventional
-                           the servers the service is measured against (all three by default)
+                           the servers the service is measured against (all four by default)
   --rounds N --duration SECONDS --warmup SECONDS --connections N
   --skip-scale             leave out the 1,000,000-plant list, the 200,000-plant list and memory
   --scale-only             only the 1,000,000-plant lists (the first page, and a page after a cursor
@@ -375,7 +376,10 @@ async function idleRss(server: Server): Promise<number> {
   return memoryOf(server.child.pid!, 'VmRSS');
 }
 
-/** Every server's answers checked; the same-work reference's feature headers against the service's. */
+/**
+ * Every server's answers checked; the feature headers of the same-work reference and of the
+ * floor against the service's.
+ */
 async function probeAll(targets: Target[]): Promise<Record<string, string[]>> {
   const results: Record<string, ProbeResult> = {};
   for (const t of targets) results[t.name] = await probe(t.url, t.tokens.probe);
@@ -384,17 +388,17 @@ async function probeAll(targets: Target[]): Promise<Record<string, string[]>> {
   );
   // With a setting changed on the service (--service-env, --versus-env), it may rightly lack one.
   const asDeployed = args['service-env'].length === 0 && !versus;
-  for (const name of [...(asDeployed ? ['service'] : []), 'same-work', 'conventional']) {
+  for (const name of [...(asDeployed ? ['service'] : []), 'same-work', 'floor', 'conventional']) {
     if (results[name]) problems[name].push(...missingFeatures(results[name].headers));
   }
   // The service pages: a page that has a next one links to it (and same-work must send the same).
   if (results.service && results.service.headers.link === undefined) {
     problems.service.push('no Link header on a page that has a next one');
   }
-  if (results['same-work'] && asDeployed) {
-    problems['same-work'].push(
-      ...headerDifferences(results.service.headers, results['same-work'].headers),
-    );
+  for (const name of ['same-work', 'floor']) {
+    if (results[name] && asDeployed) {
+      problems[name].push(...headerDifferences(results.service.headers, results[name].headers));
+    }
   }
   return problems;
 }

@@ -1,12 +1,21 @@
 /**
  * The contract's hot path as the hand-written reference does it: the body,
  * `limit` and path id checks, the Plant shape, the bearer header, the token
- * hash, and the three operations on a store, shared by the same-work and
- * the bare reference (server.ts).
+ * hash, the token lookup, the JSON body and the error answers, and the three
+ * operations on a store, shared by the same-work and the bare reference
+ * (server.ts) and the floor peer (bench/peers/floor).
  */
 import { createHash, createHmac, createSecretKey, hkdfSync } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isInteger, parse } from 'lossless-json';
 import type { ListedRow, PlantRow, Store } from './store.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The token's owner, once the server has checked the token. */
+    owner: string;
+  }
+}
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
@@ -22,15 +31,22 @@ export class HttpError extends Error {
   }
 }
 
-export const plantSchema = {
+const plantSchema = {
   type: 'object',
   properties: { name: { type: 'string' }, tag: { type: 'string' } },
   required: ['name'],
 } as const;
-export const errorSchema = {
+const errorSchema = {
   type: 'object',
   properties: { error: { type: 'integer' }, message: { type: 'string' } },
 } as const;
+
+/** The response schemas of the list and of the create (Fastify serialises by them). */
+export const listResponseSchema = {
+  200: { type: 'array', items: plantSchema },
+  '4xx': errorSchema,
+} as const;
+export const createResponseSchema = { 200: plantSchema, '4xx': errorSchema } as const;
 
 const toPlant = (row: PlantRow) =>
   row.tag === null ? { name: row.name } : { name: row.name, tag: row.tag };
@@ -115,24 +131,48 @@ function pathId(text: string): bigint {
   return id;
 }
 
-export const challenge = (error?: string) => ({
+const challenge = (error?: string) => ({
   'www-authenticate': `Bearer realm="plants"${error ? `, error="${error}"` : ''}`,
 });
 
 /** The token of an `Authorization: Bearer <token>` header, or undefined. */
-export function bearerToken(header: string | undefined): string | undefined {
+function bearerToken(header: string | undefined): string | undefined {
   const match = header === undefined ? null : /^Bearer ([^\s]+)$/.exec(header);
   return match?.[1];
 }
 
-export const tokenHash = (token: string) =>
-  createHash('sha256').update(token, 'utf8').digest('hex');
+const tokenHash = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
+
+/** The owner of the request's bearer token, looked up in the store on every request; else a 401. */
+export async function ownerOf(store: Store, request: FastifyRequest): Promise<string> {
+  const token = bearerToken(request.headers.authorization);
+  if (token === undefined) throw new HttpError(401, 'a bearer token is required', challenge());
+  const owner = await store.ownerOf(tokenHash(token));
+  if (owner === undefined) {
+    throw new HttpError(401, 'the bearer token is unknown or revoked', challenge('invalid_token'));
+  }
+  return owner;
+}
+
+/** A request's `owner`, and JSON as the one body type (else Fastify's 415), parsed by parseJsonBody. */
+export function acceptJsonWithOwner(app: FastifyInstance): void {
+  app.decorateRequest('owner', '');
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
+}
+
+/** Answers `error` in the contract's words (errorAnswer), logging a 500's cause. */
+export function sendError(reply: FastifyReply, error: unknown, clientStatus: number | undefined) {
+  const answer = errorAnswer(error, clientStatus);
+  if (answer.status === 500) reply.log.error(error);
+  void reply.code(answer.status).headers(answer.headers).send(answer.body);
+}
 
 /**
  * Fastify's content-type parser for application/json (`parseAs: 'string'`): integers
  * as bigints, so that no id above 2^53 is rounded; malformed JSON a 400.
  */
-export function parseJsonBody(
+function parseJsonBody(
   _request: unknown,
   body: string | Buffer,
   done: (error: Error | null, parsed?: unknown) => void,
@@ -152,7 +192,7 @@ export function parseJsonBody(
  * with a client status (`clientStatus`, from the framework) with its own
  * message; anything else a 500 that says nothing of its cause.
  */
-export function errorAnswer(error: unknown, clientStatus: number | undefined) {
+function errorAnswer(error: unknown, clientStatus: number | undefined) {
   const status =
     error instanceof HttpError
       ? error.status

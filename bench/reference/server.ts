@@ -17,17 +17,14 @@
 import { pathToFileURL } from 'node:url';
 import Fastify, { type FastifyReply, type FastifyRequest } from 'fastify';
 import {
-  bearerToken,
-  challenge,
+  acceptJsonWithOwner,
   createPlant,
+  createResponseSchema,
   deletePlant,
-  errorAnswer,
-  errorSchema,
-  HttpError,
   listPlants,
-  parseJsonBody,
-  plantSchema,
-  tokenHash,
+  listResponseSchema,
+  ownerOf,
+  sendError,
 } from './contract.js';
 import {
   addFeatures,
@@ -38,35 +35,14 @@ import {
 } from './features.js';
 import { openStore, type Store } from './store.js';
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The token's owner, once the preHandler hook has checked the token. */
-    owner: string;
-  }
-}
-
-export async function ownerOf(store: Store, request: FastifyRequest): Promise<string> {
-  const token = bearerToken(request.headers.authorization);
-  if (token === undefined) throw new HttpError(401, 'a bearer token is required', challenge());
-  const owner = await store.ownerOf(tokenHash(token));
-  if (owner === undefined) {
-    throw new HttpError(401, 'the bearer token is unknown or revoked', challenge('invalid_token'));
-  }
-  return owner;
-}
-
 /** With `features`, the same-work reference; without, the bare one. */
 export async function buildReference(store: Store, bodyLimit: number, features?: FeatureSettings) {
   const app = Fastify({ bodyLimit, ...(features ? loggerOptions(features) : {}) });
   const quota: Quota | undefined = features ? addFeatures(app, features) : undefined;
-  app.decorateRequest('owner', '');
-  app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
-  app.setErrorHandler((error: Error & { statusCode?: number }, _request, reply: FastifyReply) => {
-    const answer = errorAnswer(error, error.statusCode);
-    if (answer.status === 500) app.log.error(error);
-    void reply.code(answer.status).headers(answer.headers).send(answer.body);
-  });
+  acceptJsonWithOwner(app);
+  app.setErrorHandler((error: Error & { statusCode?: number }, _request, reply: FastifyReply) =>
+    sendError(reply, error, error.statusCode),
+  );
   app.setNotFoundHandler((_request, reply) => {
     void reply.code(404).send({ error: 404, message: 'no such route' });
   });
@@ -79,7 +55,7 @@ export async function buildReference(store: Store, bodyLimit: number, features?:
     '/plants',
     {
       preHandler: authenticate,
-      schema: { response: { 200: { type: 'array', items: plantSchema }, '4xx': errorSchema } },
+      schema: { response: listResponseSchema },
     },
     async (request, reply) => {
       const page = await listPlants(store, request.owner, request.query as Record<string, unknown>);
@@ -92,7 +68,7 @@ export async function buildReference(store: Store, bodyLimit: number, features?:
     '/plants',
     {
       preHandler: authenticate,
-      schema: { response: { 200: plantSchema, '4xx': errorSchema } },
+      schema: { response: createResponseSchema },
     },
     async (request) => createPlant(store, request.owner, request.body),
   );

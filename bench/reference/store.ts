@@ -123,7 +123,7 @@ function sqliteStore(file: string, busyTimeoutMs: number): Store {
  * Runs one PostgreSQL statement, named `name` when the runner prepares statements by name:
  * the driver's pool here, TypeORM's DataSource in bench/peers/floor.
  */
-export type PostgresQuery = <Row extends Record<string, unknown>>(
+type PostgresQuery = <Row extends pg.QueryResultRow>(
   name: string,
   text: string,
   values: unknown[],
@@ -150,7 +150,7 @@ export async function postgresStatements(
       ).rows[0]?.owner,
     list: async (owner, limit) =>
       (
-        await query<ListedRow & Record<string, unknown>>(
+        await query<ListedRow>(
           'list',
           'SELECT CAST(id AS TEXT) AS id, name, tag FROM plants WHERE owner = $1 ORDER BY plants.id LIMIT $2',
           [owner, limit],
@@ -176,11 +176,10 @@ export async function postgresStatements(
     },
     find: async (owner, id) =>
       (
-        await query<PlantRow & Record<string, unknown>>(
-          'find',
-          'SELECT name, tag FROM plants WHERE owner = $1 AND id = $2',
-          [owner, id.toString()],
-        )
+        await query<PlantRow>('find', 'SELECT name, tag FROM plants WHERE owner = $1 AND id = $2', [
+          owner,
+          id.toString(),
+        ])
       ).rows[0],
     remove: async (owner, id) =>
       ((

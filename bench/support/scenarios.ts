@@ -6,7 +6,7 @@ export const OWNERS = ['list', 'create', 'delete', 'mix', 'scale', 'big', 'probe
 export type Owner = (typeof OWNERS)[number];
 
 export interface Target {
-  /** The service, a yardstick (same-work, bare, conventional) or the service's baseline. */
+  /** The service, a yardstick (same-work, bare, floor, conventional) or the service's baseline. */
   name: string;
   url: string;
   /** The server's process: its CPU time is read around every run. */

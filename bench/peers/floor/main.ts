@@ -20,6 +20,7 @@ import {
   type CanActivate,
   Catch,
   Controller,
+  createParamDecorator,
   Delete,
   type DynamicModule,
   type ExceptionFilter,
@@ -32,7 +33,7 @@ import {
   Module,
   Param,
   Post,
-  Req,
+  Query,
   Res,
 } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, NestFactory } from '@nestjs/core';
@@ -40,13 +41,14 @@ import { FastifyAdapter, type NestFastifyApplication, RouteSchema } from '@nestj
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DataSource } from 'typeorm';
 import {
+  acceptJsonWithOwner,
   createPlant,
+  createResponseSchema,
   deletePlant,
-  errorAnswer,
-  errorSchema,
   listPlants,
-  parseJsonBody,
-  plantSchema,
+  listResponseSchema,
+  ownerOf,
+  sendError,
 } from '../../reference/contract.js';
 import {
   addFeatures,
@@ -54,7 +56,6 @@ import {
   loggerOptions,
   type Quota,
 } from '../../reference/features.js';
-import { ownerOf } from '../../reference/server.js';
 import { openStore, POSTGRES_POOL, postgresStatements, type Store } from '../../reference/store.js';
 
 const STORE = Symbol('store');
@@ -81,54 +82,53 @@ class TokenGuard implements CanActivate {
 @Catch()
 class ErrorFilter implements ExceptionFilter {
   catch(error: unknown, host: ArgumentsHost): void {
-    const http = host.switchToHttp();
     const status =
       error instanceof HttpException
         ? error.getStatus()
-        : (error as { statusCode?: number }).statusCode;
-    const answer = errorAnswer(error, status);
-    if (answer.status === 500) http.getRequest<FastifyRequest>().log.error(error);
-    void http
-      .getResponse<FastifyReply>()
-      .code(answer.status)
-      .headers(answer.headers)
-      .send(answer.body);
+        : (error as { statusCode?: number } | null)?.statusCode;
+    sendError(host.switchToHttp().getResponse<FastifyReply>(), error, status);
   }
 }
+
+/** The owner the guard found for the request's token. */
+const Owner = createParamDecorator(
+  (_data: unknown, context: ExecutionContext) =>
+    context.switchToHttp().getRequest<FastifyRequest>().owner,
+);
 
 @Controller('plants')
 class PlantsController {
   constructor(@Inject(STORE) private readonly store: Store) {}
 
   @Get()
-  @RouteSchema({ response: { 200: { type: 'array', items: plantSchema }, '4xx': errorSchema } })
-  async list(@Req() request: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply) {
-    const page = await listPlants(
-      this.store,
-      request.owner,
-      request.query as Record<string, unknown>,
-    );
+  @RouteSchema({ response: listResponseSchema })
+  async list(
+    @Owner() owner: string,
+    @Query() query: Record<string, unknown>,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    const page = await listPlants(this.store, owner, query);
     if (page.link !== undefined) void reply.header('link', page.link);
     return page.plants;
   }
 
   @Post()
   @HttpCode(200)
-  @RouteSchema({ response: { 200: plantSchema, '4xx': errorSchema } })
-  create(@Req() request: FastifyRequest, @Body() body: unknown) {
-    return createPlant(this.store, request.owner, body);
+  @RouteSchema({ response: createResponseSchema })
+  create(@Owner() owner: string, @Body() body: unknown) {
+    return createPlant(this.store, owner, body);
   }
 
   @Delete(':id')
   @HttpCode(204)
-  async remove(@Req() request: FastifyRequest, @Param('id') id: string): Promise<void> {
-    await deletePlant(this.store, request.owner, id);
+  async remove(@Owner() owner: string, @Param('id') id: string): Promise<void> {
+    await deletePlant(this.store, owner, id);
   }
 }
 
 @Module({})
 class FloorModule {
-  static with(store: Store, quota: Quota): DynamicModule {
+  static forRoot(store: Store, quota: Quota): DynamicModule {
     return {
       module: FloorModule,
       controllers: [PlantsController],
@@ -150,7 +150,7 @@ async function typeOrmStore(url: string, poolSize: number): Promise<Store> {
     extra: { max: poolSize, ...POSTGRES_POOL },
   }).initialize();
   return postgresStatements(
-    async <Row extends Record<string, unknown>>(_name: string, text: string, values: unknown[]) => {
+    async <Row>(_name: string, text: string, values: unknown[]) => {
       const runner = dataSource.createQueryRunner();
       try {
         const result = await runner.query(text, values, true);
@@ -173,11 +173,9 @@ async function main(): Promise<void> {
   const adapter = new FastifyAdapter({ bodyLimit: 1024 * 1024, ...loggerOptions(features) });
   const fastify = adapter.getInstance();
   const quota = addFeatures(fastify, features);
-  fastify.decorateRequest('owner', '');
-  fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
+  acceptJsonWithOwner(fastify);
   const app = await NestFactory.create<NestFastifyApplication>(
-    FloorModule.with(store, quota),
+    FloorModule.forRoot(store, quota),
     adapter,
     { bodyParser: false, logger: ['error', 'warn'] },
   );

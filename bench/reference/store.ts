@@ -137,7 +137,7 @@ export async function postgresStatements(
   query: PostgresQuery,
   close: () => Promise<void>,
 ): Promise<Store> {
-  // Unnamed (no name): each is run once.
+  // Unnamed (name ''): each runs once.
   for (const statement of SCHEMA.postgres) await query('', statement, []);
   return {
     ownerOf: async (hash) =>

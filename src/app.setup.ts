@@ -7,14 +7,7 @@ import { type Environment, loadEnvironment } from './environment.js';
 import { checkServiceVariables } from './config/service-variables.js';
 import { OwnerRequests } from './auth/owner-requests.js';
 import { RequestAuthenticator } from './auth/request-authenticator.js';
-import { databaseKind } from './database/data-source-options.js';
-import {
-  arrivalScope,
-  keepsDeadlines,
-  ownerScope,
-  type RequestScope,
-  within,
-} from './database/request-scope.js';
+import { RequestScope } from './database/request-scope.js';
 import { sendError } from './errors/http-error.filter.js';
 import { unsupportedCharset } from './http/content-charset.js';
 import { announcesBody, unsupportedContentEncoding } from './http/content-encoding.js';
@@ -60,8 +53,7 @@ export interface CreatedApp {
  *     requests in flight are counted (OwnerRequests: a 429 past the bound); then a body
  *     in a Content-Encoding other than identity, or JSON in a charset other than UTF-8, is a 415.
  *  4. The JSON body parser (lossless: every digit of an int64 id survives).
- *  5. preHandler: a request whose client is gone is not handled (OwnerRequests);
- *     on PostgreSQL the handler runs in the request's database scope (deadline, party).
+ *  5. preHandler: a request whose client is gone is not handled (OwnerRequests).
  *  6. Nest (app.module.ts): BearerAuthGuard (takes step 3's verdict), ThrottlerGuard,
  *     DtoValidationPipe, the controller (@RetriedOnce on its service); HttpErrorFilter
  *     for every error. Then onSend (OwnerRequests); onResponse: the log line, the histogram.
@@ -135,28 +127,27 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
   // (OwnerRequests): past FAIR_SHARE_MAX_IN_FLIGHT, a 429.
   const authenticator = app.get(RequestAuthenticator);
   const ownerRequests = env.FAIR_SHARE_ENABLED ? app.get(OwnerRequests) : undefined;
-  // On PostgreSQL a request's database work has one scope (request-scope.ts): a deadline from
-  // its arrival, and a party, its address's during the token lookup, then its owner's.
-  const scoped = keepsDeadlines(databaseKind(env.DATABASE_URL));
-  const scopes = new WeakMap<FastifyRequest, RequestScope>();
-  const authenticate = (request: FastifyRequest, reply: FastifyReply) => {
-    const lookUp = () => authenticator.authenticate(request, reply);
-    if (!scoped) return lookUp();
-    const scope = arrivalScope(env.DB_REQUEST_DEADLINE_MS, reply.elapsedTime, request.ip);
-    scopes.set(request, scope);
-    return within(scope, lookUp);
-  };
+  // An authenticated request's database work has one scope (request-scope.ts),
+  // which its handler takes with @CallerScope(): a deadline from its arrival,
+  // and a party, its address's during the token lookup, then its owner's.
+  fastify.decorateRequest('databaseScope', null);
+  const arrived = (request: FastifyRequest, reply: FastifyReply) =>
+    (request.databaseScope = RequestScope.arrival(
+      env.DB_REQUEST_DEADLINE_MS,
+      reply.elapsedTime,
+      request.ip,
+    ));
   fastify.addHook('onRequest', async (request, reply) => {
     if (isPublicRoute(request)) return;
+    const scope = arrived(request, reply);
     let owner: string;
     try {
-      ({ owner } = await authenticate(request, reply));
+      ({ owner } = await authenticator.authenticate(request, reply));
     } catch (error) {
       const refusal = isUnknownRoute(request) ? unknownRouteRefusal(error, request) : error;
       return answerBeforeBody(refusal, request, reply, true);
     }
-    const scope = scopes.get(request);
-    if (scope) scopes.set(request, ownerScope(scope, owner));
+    request.databaseScope = scope.forOwner(owner);
     const tooMany = ownerRequests?.admit(owner, reply.raw);
     if (tooMany) return answerBeforeBody(tooMany, request, reply);
   });
@@ -173,19 +164,11 @@ export async function createApp(options: CreateAppOptions = {}): Promise<Created
       done(null, payload);
     });
   }
-  // On PostgreSQL `done` runs the handler in the request's scope (a public route's: a deadline).
-  if (scoped) {
-    fastify.addHook('preHandler', (request, reply, done) => {
-      within(
-        scopes.get(request) ?? arrivalScope(env.DB_REQUEST_DEADLINE_MS, reply.elapsedTime),
-        done,
-      );
-    });
-  }
   // A request Fastify refuses before routing (a malformed URL) is authenticated
   // too, so that its refusal is paced like a 401 and its body is not read.
   beforeRouting.answer = (error, request, reply) => {
-    authenticate(request, reply).then(
+    arrived(request, reply);
+    authenticator.authenticate(request, reply).then(
       () => answerBeforeBody(error, request, reply),
       (refusal: unknown) => answerBeforeBody(instead401(refusal, error), request, reply, true),
     );

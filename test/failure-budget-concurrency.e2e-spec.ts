@@ -32,9 +32,9 @@ async function countingLookups<T>(t: TestApp, work: () => Promise<T>) {
   const tokens = t.app.get(TokensService);
   const callerOf = tokens.callerOf;
   let lookups = 0;
-  tokens.callerOf = (token: string) => {
+  tokens.callerOf = (...lookup) => {
     lookups += 1;
-    return callerOf.call(tokens, token);
+    return callerOf.apply(tokens, lookup);
   };
   try {
     return { result: await work(), lookups };

@@ -121,8 +121,8 @@ describe.each(databaseKinds())("each owner's requests in flight, on %s", (kind) 
       const tokens = t.current.app.get(TokensService);
       const callerOf = tokens.callerOf;
       const lookups: Promise<unknown>[] = [];
-      tokens.callerOf = (token: string) => {
-        const lookup = hungUp[lookups.length].then(() => callerOf.call(tokens, token));
+      tokens.callerOf = (...args) => {
+        const lookup = hungUp[lookups.length].then(() => callerOf.apply(tokens, args));
         lookups.push(lookup);
         return lookup;
       };

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { IsNull, type Repository } from 'typeorm';
 import { CompiledQuery, slots } from '../database/compiled-query.js';
+import type { RequestScope } from '../database/request-scope.js';
 import { Transactions } from '../database/transactions.js';
 import { ApiToken } from './api-token.entity.js';
 
@@ -32,10 +33,14 @@ export class TokensRepository {
   }
 
   /** The owner and scopes of the live (not revoked) token with this hash. */
-  async live(tokenHash: string): Promise<{ owner: string; scopes: string } | null> {
+  async live(
+    tokenHash: string,
+    scope: RequestScope,
+  ): Promise<{ owner: string; scopes: string } | null> {
     const [found] = await this.liveByHash.rows<{ owner: string; scopes: string }>(
       this.tokens.manager,
       { tokenHash },
+      scope,
     );
     return found ?? null;
   }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { retryOnce } from '../database/database-retry.js';
+import type { RequestScope } from '../database/request-scope.js';
 import type { ApiToken } from './api-token.entity.js';
 import type { AuthenticatedCaller } from './caller-owner.decorator.js';
 import { SCOPES, type Scope } from './required-scope.decorator.js';
@@ -45,11 +46,12 @@ export class TokensService {
   /**
    * The owner and scopes of a live token, looked up by hash in the database
    * on every request, never cached: a revocation applies from the next request on.
-   * A read, so tried once more after a failure of the database (a failover).
+   * A read, so tried once more after a failure of the database (a failover),
+   * within the request's deadline (`scope`).
    */
-  async callerOf(token: string): Promise<AuthenticatedCaller | null> {
+  async callerOf(token: string, scope: RequestScope): Promise<AuthenticatedCaller | null> {
     const tokenHash = hashToken(token);
-    const live = await retryOnce('repeatable', () => this.tokens.live(tokenHash));
+    const live = await retryOnce('repeatable', () => this.tokens.live(tokenHash, scope), scope);
     if (live === null) return null;
     let scopes = this.scopeSets.get(live.scopes);
     if (!scopes) {

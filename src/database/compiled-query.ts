@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager, ObjectLiteral, QueryBuilder, QueryResult } from 'typeorm';
+import { handOver, RequestScope } from './request-scope.js';
 
 /** Stands for a value while the QueryBuilder writes the SQL, so that its position can be read back. */
 class Slot {
@@ -60,28 +61,39 @@ export class CompiledQuery<Name extends string> {
   }
 
   /** The rows a SELECT (or a statement with RETURNING) gives. */
-  async rows<Row>(manager: EntityManager, values: Readonly<Record<Name, unknown>>): Promise<Row[]> {
-    return (await this.run(manager, values)).records as Row[];
+  async rows<Row>(
+    manager: EntityManager,
+    values: Readonly<Record<Name, unknown>>,
+    scope = RequestScope.background,
+  ): Promise<Row[]> {
+    return (await this.run(manager, values, scope)).records as Row[];
   }
 
   /** How many rows an INSERT, UPDATE or DELETE changed. */
-  async affected(manager: EntityManager, values: Readonly<Record<Name, unknown>>): Promise<number> {
-    return (await this.run(manager, values)).affected ?? 0;
+  async affected(
+    manager: EntityManager,
+    values: Readonly<Record<Name, unknown>>,
+    scope = RequestScope.background,
+  ): Promise<number> {
+    return (await this.run(manager, values, scope)).affected ?? 0;
   }
 
   /**
-   * On `manager`'s query runner when it has one (a transaction's), otherwise
-   * on one of the DataSource's for this call, as `EntityManager.query()` does;
-   * the structured result carries the affected count on both databases.
+   * On `manager`'s query runner when it has one (a transaction's, whose
+   * connection already has its scope), otherwise on one of the DataSource's
+   * for this call, as `EntityManager.query()` does, with a connection checked
+   * out for `scope` (request-scope.ts); the structured result carries the
+   * affected count on both databases.
    */
   private async run(
     manager: EntityManager,
     values: Readonly<Record<Name, unknown>>,
+    scope: RequestScope,
   ): Promise<QueryResult> {
     const parameters = this.order.map((name) => values[name]);
     const runner = manager.queryRunner ?? manager.connection.createQueryRunner();
     try {
-      return await runner.query(this.sql, parameters, true);
+      return await handOver(scope, () => runner.query(this.sql, parameters, true));
     } finally {
       if (runner !== manager.queryRunner) await runner.release();
     }

@@ -17,7 +17,7 @@ export type DatabaseKind = 'sqlite' | 'postgres';
  */
 export const SQLITE_SYNCHRONOUS = 'FULL';
 
-export function databaseKind(url: string): DatabaseKind {
+function databaseKind(url: string): DatabaseKind {
   return url.startsWith('sqlite:') ? 'sqlite' : 'postgres';
 }
 

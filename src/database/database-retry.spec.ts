@@ -7,7 +7,7 @@ import {
   NoConnectionError,
 } from './database-errors.js';
 import { retryOnce } from './database-retry.js';
-import { withDeadline } from './request-scope.js';
+import { RequestScope } from './request-scope.js';
 
 function readOnly(): QueryFailedError {
   const error = new pg.DatabaseError(
@@ -64,12 +64,12 @@ describe('retryOnce', () => {
     // Whatever the clock says: the deadline's read timeout can fire a moment before it.
     const timedOut = failing(new QueryFailedError('SELECT …', [], new DeadlineInStatementError()));
     await expect(
-      withDeadline(Date.now() + 60_000, () => retryOnce('repeatable', timedOut)),
+      retryOnce('repeatable', timedOut, RequestScope.until(Date.now() + 60_000)),
     ).rejects.toBeInstanceOf(QueryFailedError);
     expect(timedOut.runs).toBe(1);
     const spent = failing(readOnly());
     await expect(
-      withDeadline(Date.now() - 1, () => retryOnce('repeatable', spent)),
+      retryOnce('repeatable', spent, RequestScope.until(Date.now() - 1)),
     ).rejects.toBeInstanceOf(QueryFailedError);
     expect(spent.runs).toBe(1);
   });

@@ -1,5 +1,5 @@
 import { deadlinePassed, isDatabaseUnavailable, nothingRan } from './database-errors.js';
-import { remainingMs } from './request-scope.js';
+import { RequestScope } from './request-scope.js';
 
 /**
  * When a failed piece of database work may be run again:
@@ -12,12 +12,12 @@ import { remainingMs } from './request-scope.js';
  */
 export type RetryPolicy = 'repeatable' | 'if-nothing-ran';
 
-function worthRetrying(policy: RetryPolicy, error: unknown): boolean {
+function worthRetrying(policy: RetryPolicy, error: unknown, scope: RequestScope): boolean {
   if (deadlinePassed(error) || !isDatabaseUnavailable(error)) return false;
   // SQLite's busy and locked errors come after its own wait (DB_STATEMENT_TIMEOUT_MS).
   const { code } = (error as { driverError?: { code?: unknown } }).driverError ?? {};
   if (typeof code === 'string' && code.startsWith('SQLITE_')) return false;
-  const remaining = remainingMs();
+  const remaining = scope.remainingMs();
   if (remaining !== undefined && remaining <= 0) return false;
   return policy === 'repeatable' || nothingRan(error);
 }
@@ -26,13 +26,17 @@ function worthRetrying(policy: RetryPolicy, error: unknown): boolean {
  * Runs `work`, and once more when it failed on an unavailable database and
  * the policy allows it: by then the connection that failed has been dropped
  * (failover-pool.ts), so the second run gets another one, within what is left
- * of the request's deadline.
+ * of the request's deadline (`scope`'s).
  */
-export async function retryOnce<T>(policy: RetryPolicy, work: () => Promise<T>): Promise<T> {
+export async function retryOnce<T>(
+  policy: RetryPolicy,
+  work: () => Promise<T>,
+  scope = RequestScope.background,
+): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (!worthRetrying(policy, error)) throw error;
+    if (!worthRetrying(policy, error, scope)) throw error;
     return work();
   }
 }

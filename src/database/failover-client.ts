@@ -8,7 +8,7 @@ import {
   signalsFailover,
 } from './database-errors.js';
 import type { PostgresHost } from './postgres-url.js';
-import { remainingMs } from './request-scope.js';
+import { handedOverScope, type RequestScope } from './request-scope.js';
 
 /**
  * Where new connections go, and which connections date from before the last
@@ -58,6 +58,12 @@ export class FailoverClient extends pg.Client {
   readonly epoch: number;
   readonly target: PostgresHost;
   readonly tracker: PrimaryTracker;
+  /**
+   * Whose work the connection does, and by when: set by the pool at each
+   * checkout (failover-pool.ts); at first, the checkout's that made it, so
+   * that its check for writes (assertWritable) keeps that deadline.
+   */
+  scope: RequestScope = handedOverScope();
   private readonly statementTimeoutMs: number;
 
   constructor(config: FailoverClientConfig) {
@@ -95,7 +101,7 @@ export class FailoverClient extends pg.Client {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   override query(...input: any[]): any {
     const args: unknown[] = input;
-    const remaining = remainingMs();
+    const remaining = this.scope.remainingMs();
     const callbackAt = args.findIndex((arg) => typeof arg === 'function');
     const callback = callbackAt < 0 ? undefined : (args[callbackAt] as Callback);
     if (remaining !== undefined && remaining <= 0) {

@@ -6,7 +6,7 @@ import { FailoverPool, type FailoverPoolOptions } from './failover-pool.js';
 import { parsePostgresUrl } from './postgres-url.js';
 import { eventually } from '../../test/support/eventually.js';
 import { nextMacrotask } from './next-macrotask.js';
-import { withDeadline } from './request-scope.js';
+import { handOver, RequestScope } from './request-scope.js';
 
 const adminUrl = inject('postgresAdminUrl');
 
@@ -20,6 +20,10 @@ async function admin(sql: string): Promise<void> {
     await client.end();
   }
 }
+
+/** `work`, whose checkouts are due by `expiresAt`, on behalf of `party`. */
+const withDeadline = <T>(expiresAt: number, work: () => T, party?: string): T =>
+  handOver(RequestScope.until(expiresAt, party), work);
 
 const pid = async (client: pg.PoolClient) =>
   (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
@@ -112,13 +116,14 @@ describe.skipIf(!adminUrl)('FailoverPool on PostgreSQL (needs PostgreSQL)', () =
     const holder = new pg.Client({ connectionString: url });
     await holder.connect();
     await holder.query('SELECT pg_advisory_lock(1)');
-    const client = await pool.connect();
+    // A connection keeps the scope it was checked out in for its statements.
+    const client = await withDeadline(Date.now() + 1000, () => pool.connect());
     const old = await pid(client);
     const started = Date.now();
     try {
-      await expect(
-        withDeadline(Date.now() + 300, () => client.query('SELECT pg_advisory_lock(1)')),
-      ).rejects.toBeInstanceOf(DeadlineInStatementError);
+      await expect(client.query('SELECT pg_advisory_lock(1)')).rejects.toBeInstanceOf(
+        DeadlineInStatementError,
+      );
       expect(Date.now() - started).toBeLessThan(20_000);
       // pg-pool's own query() calls the client's with a callback: the deadline holds there too.
       const answered = await withDeadline(

@@ -8,7 +8,7 @@ import {
 import { assertWritable, FailoverClient, PrimaryTracker } from './failover-client.js';
 import { FairPoolGate } from './fair-pool-gate.js';
 import type { PostgresHost } from './postgres-url.js';
-import { currentParty, remainingMs } from './request-scope.js';
+import { handedOverScope, handOver, type RequestScope } from './request-scope.js';
 
 const POOL_TIMEOUT = 'timeout exceeded when trying to connect';
 
@@ -61,7 +61,9 @@ export class FailoverPool extends pg.Pool {
   // TypeORM checks out with a callback; pg-pool's own query() too.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   override connect(callback?: (...args: any[]) => void): any {
-    const acquired = this.gate ? this.acquireFairly(this.gate) : this.acquire();
+    // Taken now, while TypeORM's query() is still calling (request-scope.ts).
+    const scope = handedOverScope();
+    const acquired = this.gate ? this.acquireFairly(this.gate, scope) : this.acquire(scope);
     if (!callback) return acquired;
     acquired.then(
       (client) => callback(undefined, client, (error?: Error) => client.release(error)),
@@ -71,12 +73,12 @@ export class FailoverPool extends pg.Pool {
   }
 
   /** A connection once the owner's turn comes; its release gives the turn back. */
-  private async acquireFairly(gate: FairPoolGate): Promise<pg.PoolClient> {
+  private async acquireFairly(gate: FairPoolGate, scope: RequestScope): Promise<pg.PoolClient> {
     const timeoutMs = this.options.connectionTimeoutMillis || 5000;
-    const leave = await gate.enter(currentParty(), timeoutMs, remainingMs());
+    const leave = await gate.enter(scope.party, timeoutMs, scope.remainingMs());
     let client: pg.PoolClient;
     try {
-      client = await this.acquire();
+      client = await this.acquire(scope);
     } catch (error) {
       leave();
       throw error;
@@ -90,21 +92,26 @@ export class FailoverPool extends pg.Pool {
     return client;
   }
 
-  private async acquire(): Promise<pg.PoolClient> {
+  /** A connection whose statements get what `scope`'s deadline leaves. */
+  private async acquire(scope: RequestScope): Promise<pg.PoolClient> {
     let failure: unknown;
     // A stale client leaves the pool as it is found: at most `max` of them.
     let stale = 0;
     for (let attempt = 0; attempt < this.attempts;) {
       let client: pg.PoolClient;
       try {
-        client = await this.checkout();
+        client = await this.checkout(scope);
       } catch (error) {
         if (!worthAnotherTry(error)) throw error;
         failure = error;
         attempt += 1;
         continue;
       }
-      if ((client as unknown as FailoverClient).epoch >= this.tracker.epoch) return client;
+      const failoverClient = client as unknown as FailoverClient;
+      if (failoverClient.epoch >= this.tracker.epoch) {
+        failoverClient.scope = scope;
+        return client;
+      }
       client.release(new Error('a connection from before a failover'));
       stale += 1;
       if (stale > (this.options.max ?? 10)) attempt += 1;
@@ -116,12 +123,13 @@ export class FailoverPool extends pg.Pool {
   }
 
   /** pg-pool's checkout, given up when the request's deadline passes. */
-  private checkout(): Promise<pg.PoolClient> {
-    const remaining = remainingMs();
+  private checkout(scope: RequestScope): Promise<pg.PoolClient> {
+    const remaining = scope.remainingMs();
     if (remaining !== undefined && remaining <= 0) {
       return Promise.reject(new DeadlineExceededError());
     }
-    const pending = super.connect();
+    // A client made for this checkout checks its server within the deadline (FailoverClient).
+    const pending = handOver(scope, () => super.connect());
     if (remaining === undefined) return pending;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {

@@ -20,9 +20,8 @@ export class OutboxSignal {
    * context it was subscribed in (the worker's, at start-up), never in the
    * notifying request's: a worker woken here goes on (its statements, its
    * timers) long after the request has answered. Had it kept the request's
-   * database deadline (request-scope.ts), every statement would fail once
-   * that passed and the worker would stall until a restart; had it kept the
-   * request's trace, its spans and log lines would name that request.
+   * trace (OpenTelemetry keeps it in an AsyncLocalStorage), its spans and log
+   * lines would name that request.
    */
   subscribe(listener: () => void): () => void {
     const bound = AsyncResource.bind(listener);

@@ -1,60 +1,47 @@
 import { describe, expect, it } from 'vitest';
-import {
-  arrivalScope,
-  currentParty,
-  laterOnBehalfOfThisRequest,
-  ownerParty,
-  ownerScope,
-  remainingMs,
-  withDeadline,
-  within,
-} from './request-scope.js';
-
-const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+import { handedOverScope, handOver, ownerParty, RequestScope } from './request-scope.js';
 
 describe('the request scope', () => {
-  it("carries the deadline and the party through the request's async work", async () => {
-    await withDeadline(
-      Date.now() + 1000,
-      async () => {
-        await nextTurn();
-        expect(remainingMs()).toBeGreaterThan(0);
-        expect(currentParty()).toBe('owner:alice');
-      },
-      ownerParty('alice'),
-    );
-  });
-
   it("counts a request's deadline from its arrival, and keeps it once its owner is known", () => {
     // Arrived 300 ms ago, with 1000 ms for its database work.
-    const arrived = arrivalScope(1000, 300, '192.0.2.7');
+    const arrived = RequestScope.arrival(1000, 300, '192.0.2.7');
     expect(arrived.party).toBe('address:192.0.2.7');
-    expect(arrived.expiresAt! - Date.now()).toBeGreaterThan(600);
-    expect(arrived.expiresAt! - Date.now()).toBeLessThanOrEqual(700);
-    expect(ownerScope(arrived, 'alice')).toEqual({
-      expiresAt: arrived.expiresAt,
-      party: 'owner:alice',
-    });
-    // A public route's work (health): a deadline, and the background party.
-    const unauthenticated = arrivalScope(1000, 0);
-    expect(within(unauthenticated, currentParty)).toBe('background');
-    expect(unauthenticated.party).toBeUndefined();
+    expect(arrived.remainingMs()).toBeGreaterThan(600);
+    expect(arrived.remainingMs()).toBeLessThanOrEqual(700);
+    const owned = arrived.forOwner('alice');
+    expect([owned.expiresAt, owned.party]).toEqual([arrived.expiresAt, ownerParty('alice')]);
+  });
+
+  it("gives later work the request's party without its deadline", () => {
+    const later = RequestScope.until(Date.now() + 1000, ownerParty('alice')).later();
+    expect([later.party, later.remainingMs()]).toEqual(['owner:alice', undefined]);
   });
 
   it('is the background party, with no deadline, outside a request', () => {
-    expect(remainingMs()).toBeUndefined();
-    expect(currentParty()).toBe('background');
+    expect(RequestScope.background.remainingMs()).toBeUndefined();
+    expect(RequestScope.background.party).toBe('background');
+    expect(handedOverScope()).toBe(RequestScope.background);
   });
 
-  it("runs work taken for later on the request's party without its deadline, wherever it is called from", async () => {
-    const later = withDeadline(Date.now() + 1000, laterOnBehalfOfThisRequest, ownerParty('alice'));
-    // Called from outside the request's async context, as a stream pulls its next page.
-    await nextTurn();
-    expect(later(() => [currentParty(), remainingMs()])).toEqual(['owner:alice', undefined]);
-  });
-
-  it('enters no scope for later work when the request had none (SQLite)', () => {
-    const later = laterOnBehalfOfThisRequest();
-    expect(later(() => currentParty())).toBe('background');
+  it('hands a scope over only while the call it wraps runs, nested calls included', async () => {
+    const outer = RequestScope.until(Date.now() + 1000, ownerParty('alice'));
+    const inner = RequestScope.until(Date.now() + 1000, ownerParty('bob'));
+    const seen: RequestScope[] = [];
+    const after = handOver(outer, async () => {
+      seen.push(handedOverScope());
+      handOver(inner, () => seen.push(handedOverScope()));
+      seen.push(handedOverScope());
+      await Promise.resolve();
+      return handedOverScope();
+    });
+    expect(seen).toEqual([outer, inner, outer]);
+    // Past its first await the work runs without it.
+    await expect(after).resolves.toBe(RequestScope.background);
+    expect(() =>
+      handOver(outer, () => {
+        throw new Error('no connection');
+      }),
+    ).toThrow('no connection');
+    expect(handedOverScope()).toBe(RequestScope.background);
   });
 });

@@ -1,87 +1,91 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-
 /**
- * What a request's database work carries without every repository passing it
- * along: the moment by which it must be done (waiting for a connection, every
- * statement, a retry, the token lookup included), and on whose behalf it runs
- * (its party), so that the PostgreSQL pool can share its connections fairly
- * (failover-pool.ts, fair-pool-gate.ts). Work outside a request (the webhook
- * dispatcher, start-up) has neither: each of its statements gets
- * DB_STATEMENT_TIMEOUT_MS, and it shares the pool as the party `background`.
+ * What a request's database work carries: the moment by which it must be
+ * done (waiting for a connection, every statement, a retry, the token lookup
+ * included), and on whose behalf it runs (its party), so that the PostgreSQL
+ * pool can share its connections fairly (failover-pool.ts,
+ * fair-pool-gate.ts). Work outside a request (the webhook dispatcher,
+ * start-up) runs in `RequestScope.background`: no deadline (each of its
+ * statements gets DB_STATEMENT_TIMEOUT_MS), and the party `background`; so
+ * does the readiness probe's ping, which has a timeout of its own
+ * (HEALTH_DB_TIMEOUT_MS).
+ *
+ * A request's scope is passed along as an argument, from the controller
+ * (`@CallerScope()`) through the service and the repository to the statement
+ * (CompiledQuery, Transactions), and from there to the pool by `handOver`.
+ * It is not kept in an AsyncLocalStorage: on Node 20 entering one hooks every
+ * promise of the process from then on, which cost a sixth to a quarter of a
+ * PostgreSQL request's CPU time (BENCHMARKS.md, "Where a list's time goes").
  */
-export interface RequestScope {
-  /** A Date.now() value; undefined for a streamed list's later pages. */
-  expiresAt?: number;
-  /** `owner:<owner>` once authenticated; `address:<client address>` while its token is looked up. */
-  party?: string;
-}
+export class RequestScope {
+  /** Work outside any request. */
+  static readonly background = new RequestScope(undefined, 'background');
 
-const scopes = new AsyncLocalStorage<RequestScope>();
+  private constructor(
+    /** A Date.now() value; undefined for work without a deadline. */
+    readonly expiresAt: number | undefined,
+    /** `owner:<owner>`, `address:<client address>` while its token is looked up, or `background`. */
+    readonly party: string,
+  ) {}
 
-/**
- * Whether requests keep a scope on this database. PostgreSQL's work waits
- * for a pooled connection and on the network, which the deadline bounds and
- * the pool shares (failover-pool.ts). SQLite's runs in the process and waits
- * only for the write lock, which its busy timeout bounds: nothing there reads
- * the scope, so none is kept, and no AsyncLocalStorage is entered. Entering
- * one makes Node 20 hook every promise of the process from then on, some 140
- * of them per list request: about a quarter of a SQLite list's CPU time.
- */
-export function keepsDeadlines(kind: 'sqlite' | 'postgres'): boolean {
-  return kind === 'postgres';
+  /**
+   * The scope of a request that arrived `elapsedMs` ago from `address`: due
+   * `budgetMs` (DB_REQUEST_DEADLINE_MS) after its arrival; its client
+   * address's work until its owner is known (`forOwner`).
+   */
+  static arrival(budgetMs: number, elapsedMs: number, address: string): RequestScope {
+    return new RequestScope(Date.now() - elapsedMs + budgetMs, `address:${address}`);
+  }
+
+  /** Work due by `expiresAt` (a Date.now() value), on behalf of `party`. */
+  static until(expiresAt: number, party = 'background'): RequestScope {
+    return new RequestScope(expiresAt, party);
+  }
+
+  /** The same request once its token named `owner`: the same deadline, the owner's work. */
+  forOwner(owner: string): RequestScope {
+    return new RequestScope(this.expiresAt, ownerParty(owner));
+  }
+
+  /**
+   * The same party's work done later without the request's deadline: the
+   * pages of a streamed list, read while the answer is written at its
+   * client's pace (each statement with DB_STATEMENT_TIMEOUT_MS of its own).
+   */
+  later(): RequestScope {
+    return new RequestScope(undefined, this.party);
+  }
+
+  /** Milliseconds left for this work, or undefined when it has no deadline. */
+  remainingMs(): number | undefined {
+    return this.expiresAt === undefined ? undefined : this.expiresAt - Date.now();
+  }
 }
 
 /** The party of an authenticated owner's work. */
 export const ownerParty = (owner: string): string => `owner:${owner}`;
 
-/**
- * The scope of a request that arrived `elapsedMs` ago: due `budgetMs`
- * (DB_REQUEST_DEADLINE_MS) after its arrival; its client address's work,
- * when given, until its owner is known (ownerScope); a public route's,
- * given none, is `background`.
- */
-export function arrivalScope(budgetMs: number, elapsedMs: number, address?: string): RequestScope {
-  const expiresAt = Date.now() - elapsedMs + budgetMs;
-  return address === undefined ? { expiresAt } : { expiresAt, party: `address:${address}` };
-}
-
-/** The same request's scope once its token named `owner`: the same deadline, the owner's work. */
-export function ownerScope(scope: RequestScope, owner: string): RequestScope {
-  return { expiresAt: scope.expiresAt, party: ownerParty(owner) };
-}
-
-/** Runs `work`, and the database work it starts, in `scope`. */
-export function within<T>(scope: RequestScope, work: () => T): T {
-  return scopes.run(scope, work);
-}
-
-/** Runs `work` with database work due by `expiresAt` (a Date.now() value), on behalf of `party`. */
-export function withDeadline<T>(expiresAt: number, work: () => T, party?: string): T {
-  return within({ expiresAt, party }, work);
-}
-
-/** Milliseconds left for database work in this request, or undefined outside one. */
-export function remainingMs(): number | undefined {
-  const expiresAt = scopes.getStore()?.expiresAt;
-  return expiresAt === undefined ? undefined : expiresAt - Date.now();
-}
-
-/** On whose behalf this database work runs: a request's party, or `background`. */
-export function currentParty(): string {
-  return scopes.getStore()?.party ?? 'background';
-}
+let handedOver: RequestScope | undefined;
 
 /**
- * A runner, taken while the request runs, for database work done later on
- * its behalf but without its deadline: the pages of a streamed list, read
- * while the answer is written at its client's pace (each statement with
- * DB_STATEMENT_TIMEOUT_MS of its own). That work runs when the socket asks
- * for more, outside the request's async context, so the party is taken now.
+ * Calls `start`, which checks a connection out of the pool before it
+ * returns, and lets the pool's `connect` take `scope` (`handedOverScope`).
+ * TypeORM's `QueryRunner.query()` and `connect()` reach the pool's `connect`
+ * synchronously (PostgresQueryRunner.connect, PostgresDriver.
+ * obtainMasterConnection; pinned in failover-pool.spec.ts): that is how the
+ * scope passes TypeORM, whose API has no place for it. What `start` does
+ * after its first await runs without it.
  */
-export function laterOnBehalfOfThisRequest(): <T>(work: () => T) => T {
-  const scope = scopes.getStore();
-  // Without a scope (SQLite), none is entered (see keepsDeadlines).
-  if (scope === undefined) return (work) => work();
-  const later: RequestScope = { party: scope.party };
-  return (work) => scopes.run(later, work);
+export function handOver<T>(scope: RequestScope, start: () => T): T {
+  const previous = handedOver;
+  handedOver = scope;
+  try {
+    return start();
+  } finally {
+    handedOver = previous;
+  }
+}
+
+/** The scope `handOver` is calling with, or `background` outside one. */
+export function handedOverScope(): RequestScope {
+  return handedOver ?? RequestScope.background;
 }

@@ -1,5 +1,6 @@
 import { QueryFailedError } from 'typeorm';
 import { describe, expect, it } from 'vitest';
+import { RequestScope } from './request-scope.js';
 import { RetriedOnce } from './retried-once.decorator.js';
 
 const lostMidStatement = () =>
@@ -12,7 +13,7 @@ class Service {
   constructor(private readonly failures: Error[]) {}
 
   @RetriedOnce('repeatable')
-  async read(owner: string): Promise<string> {
+  async read(owner: string, _scope?: RequestScope): Promise<string> {
     return this.work(owner);
   }
 
@@ -46,5 +47,18 @@ describe('RetriedOnce', () => {
     const service = new Service([new TypeError('a bug')]);
     await expect(service.read('alice')).rejects.toBeInstanceOf(TypeError);
     expect(service.runs).toBe(1);
+  });
+
+  it("takes the deadline from the method's RequestScope argument", async () => {
+    const inTime = new Service([lostMidStatement()]);
+    await expect(inTime.read('alice', RequestScope.until(Date.now() + 60_000))).resolves.toBe(
+      'done for alice',
+    );
+    expect(inTime.runs).toBe(2);
+    const spent = new Service([lostMidStatement()]);
+    await expect(spent.read('alice', RequestScope.until(Date.now() - 1))).rejects.toBeInstanceOf(
+      QueryFailedError,
+    );
+    expect(spent.runs).toBe(1);
   });
 });

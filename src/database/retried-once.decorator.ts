@@ -1,4 +1,5 @@
 import { retryOnce, type RetryPolicy } from './database-retry.js';
+import { RequestScope } from './request-scope.js';
 
 /**
  * Runs the decorated service method once more after a database failure that
@@ -12,13 +13,16 @@ import { retryOnce, type RetryPolicy } from './database-retry.js';
  * the work it covers, and no Nest interceptor is needed, whose chain (rxjs
  * and an AsyncResource per request) costs every request of every route
  * (BENCHMARKS.md, "Where a list's time goes"). A method without it is not
- * repeated: its request answers 503 on an unavailable database.
+ * repeated: its request answers 503 on an unavailable database. The
+ * deadline is that of the method's RequestScope argument, the one every
+ * method on a request's behalf takes (request-scope.ts).
  */
 export function RetriedOnce(policy: RetryPolicy): MethodDecorator {
   return (_target, _key, descriptor) => {
     const work = descriptor.value as unknown as (...args: unknown[]) => Promise<unknown>;
     const retried = function (this: unknown, ...args: unknown[]): Promise<unknown> {
-      return retryOnce(policy, () => work.apply(this, args));
+      const scope = args.find((arg) => arg instanceof RequestScope);
+      return retryOnce(policy, () => work.apply(this, args), scope);
     };
     descriptor.value = retried as typeof descriptor.value;
   };

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { SQLITE_SYNCHRONOUS } from './data-source-options.js';
 import { nextMacrotask } from './next-macrotask.js';
+import { handOver, RequestScope } from './request-scope.js';
 import { WriteBatch } from './write-batch.js';
 
 /** How Transactions.grouped writes: see there. */
@@ -13,7 +14,10 @@ interface GroupedOptions {
 
 /**
  * How repositories change data: in a transaction (`run`) or as one statement
- * (`write`), each on TypeORM's EntityManager.
+ * (`write`), each on TypeORM's EntityManager; and how they read on a
+ * request's behalf (`read`). Given a request's scope, the work runs on a
+ * PostgreSQL connection checked out for it (request-scope.ts): within its
+ * deadline, on its party's share of the pool.
  *
  * Why not `dataSource.transaction()` alone: TypeORM's SQLite driver runs
  * every query of the process on one connection (one shared QueryRunner), so a
@@ -68,9 +72,12 @@ export class Transactions {
   }
 
   /** Runs `work` in one transaction: every change it makes is committed, or none. */
-  run<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    const transaction = () => this.dataSource.transaction(work);
-    return this.sqlite ? this.inTurn(transaction) : transaction();
+  run<T>(
+    work: (manager: EntityManager) => Promise<T>,
+    scope = RequestScope.background,
+  ): Promise<T> {
+    if (this.sqlite) return this.inTurn(() => this.dataSource.transaction(work));
+    return this.connected(scope, (manager) => manager.transaction(work));
   }
 
   /**
@@ -95,10 +102,33 @@ export class Transactions {
     });
   }
 
-  /** Runs one write outside any transaction but its own. */
-  write<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
-    const statement = () => work(this.dataSource.manager);
-    return this.sqlite ? this.inTurn(statement) : statement();
+  /**
+   * Runs one write outside any transaction but its own. Without a scope, on
+   * PostgreSQL, each statement checks a connection out for itself, in the
+   * scope it hands over (CompiledQuery), else in the background's.
+   */
+  write<T>(work: (manager: EntityManager) => Promise<T>, scope?: RequestScope): Promise<T> {
+    if (this.sqlite) return this.inTurn(() => work(this.dataSource.manager));
+    return scope ? this.connected(scope, work) : work(this.dataSource.manager);
+  }
+
+  /** Runs reads on a request's behalf: on SQLite as they come, without a turn. */
+  read<T>(work: (manager: EntityManager) => Promise<T>, scope: RequestScope): Promise<T> {
+    return this.sqlite ? work(this.dataSource.manager) : this.connected(scope, work);
+  }
+
+  /** `work` on one PostgreSQL connection, checked out in `scope`. */
+  private async connected<T>(
+    scope: RequestScope,
+    work: (manager: EntityManager) => Promise<T>,
+  ): Promise<T> {
+    const runner = this.dataSource.createQueryRunner();
+    try {
+      await handOver(scope, () => runner.connect());
+      return await work(runner.manager);
+    } finally {
+      await runner.release();
+    }
   }
 
   private inTurn<T>(work: () => Promise<T>): Promise<T> {

@@ -15,6 +15,8 @@ import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CallerOwner } from '../auth/caller-owner.decorator.js';
 import { RequiredScope } from '../auth/required-scope.decorator.js';
+import { CallerScope } from '../database/caller-scope.decorator.js';
+import type { RequestScope } from '../database/request-scope.js';
 import { nextLink, PageCursors } from '../http/page-cursor.js';
 import { jsonArrayStream } from './json-array-stream.js';
 import { type ListPlantsQuery, ParseListPlantsQueryPipe } from './dto/list-plants.query.js';
@@ -40,10 +42,11 @@ export class PlantsController {
   @ApiListPlants()
   async list(
     @CallerOwner() owner: string,
+    @CallerScope() scope: RequestScope,
     @Query(ParseListPlantsQueryPipe) query: ListPlantsQuery,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<PlantDto[] | StreamableFile> {
-    const list = await this.plants.list(owner, query);
+    const list = await this.plants.list(owner, query, scope);
     if (list.next !== undefined && query.limit !== undefined) {
       void reply.header(
         'Link',
@@ -61,23 +64,35 @@ export class PlantsController {
   @HttpCode(HttpStatus.OK)
   @RouteSchema(PLANT_RESPONSE_SCHEMA)
   @ApiCreatePlant()
-  create(@CallerOwner() owner: string, @Body() plant: NewPlantDto): Promise<PlantDto> {
-    return this.plants.create(owner, plant);
+  create(
+    @CallerOwner() owner: string,
+    @CallerScope() scope: RequestScope,
+    @Body() plant: NewPlantDto,
+  ): Promise<PlantDto> {
+    return this.plants.create(owner, plant, scope);
   }
 
   @Get(':id')
   @RequiredScope('plants:read')
   @RouteSchema(PLANT_RESPONSE_SCHEMA)
   @ApiGetPlant()
-  get(@CallerOwner() owner: string, @PlantIdParam() id: bigint): Promise<PlantDto> {
-    return this.plants.get(owner, id);
+  get(
+    @CallerOwner() owner: string,
+    @CallerScope() scope: RequestScope,
+    @PlantIdParam() id: bigint,
+  ): Promise<PlantDto> {
+    return this.plants.get(owner, id, scope);
   }
 
   @Delete(':id')
   @RequiredScope('plants:write')
   @HttpCode(HttpStatus.NO_CONTENT)
   @ApiDeletePlant()
-  async delete(@CallerOwner() owner: string, @PlantIdParam() id: bigint): Promise<void> {
-    await this.plants.delete(owner, id);
+  async delete(
+    @CallerOwner() owner: string,
+    @CallerScope() scope: RequestScope,
+    @PlantIdParam() id: bigint,
+  ): Promise<void> {
+    await this.plants.delete(owner, id, scope);
   }
 }

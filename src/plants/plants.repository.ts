@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, Repository, SelectQueryBuilder } from 'typeorm';
 import { CompiledQuery, slots } from '../database/compiled-query.js';
+import type { RequestScope } from '../database/request-scope.js';
 import { Plant } from './plant.entity.js';
 
 /** A plant as a list shows it. */
@@ -25,6 +26,7 @@ export interface InsertThen<Slot extends string> {
   run(
     manager: EntityManager,
     values: Readonly<Record<'owner' | 'id' | 'name' | 'tag' | Slot, unknown>>,
+    scope: RequestScope,
   ): Promise<number | undefined>;
 }
 
@@ -108,6 +110,7 @@ export class PlantsRepository {
     name: string,
     tag: string | null,
   ): Promise<boolean> {
+    // Only in a transaction (SQLite's), whose connection is already checked out.
     return (await this.insertOne.affected(manager, { owner, id, name, tag })) > 0;
   }
 
@@ -136,26 +139,39 @@ export class PlantsRepository {
     );
     return {
       sql: statement.sql,
-      run: async (manager, values) => {
-        const [row] = await statement.rows<{ created: number; followed: number }>(manager, values);
+      run: async (manager, values, scope) => {
+        const [row] = await statement.rows<{ created: number; followed: number }>(
+          manager,
+          values,
+          scope,
+        );
         return row.created > 0 ? row.followed : undefined;
       },
     };
   }
 
-  async findOne(owner: string, id: bigint): Promise<StoredPlant | undefined> {
-    const [plant] = await this.findOneById.rows<StoredPlant>(this.plants.manager, { owner, id });
+  async findOne(owner: string, id: bigint, scope: RequestScope): Promise<StoredPlant | undefined> {
+    const [plant] = await this.findOneById.rows<StoredPlant>(
+      this.plants.manager,
+      { owner, id },
+      scope,
+    );
     return plant;
   }
 
   /** One page of the owner's plants in ascending id order, after `afterId` when given (keyset paging). */
-  page(owner: string, size: number, afterId?: string): Promise<StoredPlant[]> {
+  page(
+    owner: string,
+    size: number,
+    afterId: string | undefined,
+    scope: RequestScope,
+  ): Promise<StoredPlant[]> {
     if (size === 0) return Promise.resolve([]);
     if (afterId === undefined) {
       const query = cached(this.firstPage, size, () =>
         this.stored().where('p.owner = :owner', slots('owner')).orderBy('p.id').limit(size),
       );
-      return query.rows<StoredPlant>(this.plants.manager, { owner });
+      return query.rows<StoredPlant>(this.plants.manager, { owner }, scope);
     }
     const query = cached(this.pageAfter, size, () =>
       this.stored()
@@ -163,7 +179,7 @@ export class PlantsRepository {
         .orderBy('p.id')
         .limit(size),
     );
-    return query.rows<StoredPlant>(this.plants.manager, { owner, after: BigInt(afterId) });
+    return query.rows<StoredPlant>(this.plants.manager, { owner, after: BigInt(afterId) }, scope);
   }
 
   /**
@@ -175,23 +191,29 @@ export class PlantsRepository {
   async pageEnd(
     owner: string,
     size: number,
-    afterId?: string,
+    afterId: string | undefined,
+    scope: RequestScope,
   ): Promise<{ lastId: string; more: boolean } | undefined> {
     const skip = size - 1;
     const ids =
       afterId === undefined
-        ? await this.lastOfFirst.rows<{ id: string }>(this.plants.manager, { owner, skip })
-        : await this.lastOfPageAfter.rows<{ id: string }>(this.plants.manager, {
-            owner,
-            after: BigInt(afterId),
-            skip,
-          });
+        ? await this.lastOfFirst.rows<{ id: string }>(this.plants.manager, { owner, skip }, scope)
+        : await this.lastOfPageAfter.rows<{ id: string }>(
+            this.plants.manager,
+            { owner, after: BigInt(afterId), skip },
+            scope,
+          );
     return ids.length === 0 ? undefined : { lastId: ids[0].id, more: ids.length > 1 };
   }
 
   /** Deletes the owner's plant on `manager`; false when the owner has no plant with that id. */
-  async delete(manager: EntityManager, owner: string, id: bigint): Promise<boolean> {
-    return (await this.deleteOne.affected(manager, { owner, id })) > 0;
+  async delete(
+    manager: EntityManager,
+    owner: string,
+    id: bigint,
+    scope: RequestScope,
+  ): Promise<boolean> {
+    return (await this.deleteOne.affected(manager, { owner, id }, scope)) > 0;
   }
 }
 

@@ -7,6 +7,7 @@ import type { PlantMetrics } from './plant-metrics.js';
 import type { NewPlantDto } from './dto/new-plant.dto.js';
 import type { PlantCreatedEvents } from './plant-created.port.js';
 import type { PlantsRepository, StoredPlant } from './plants.repository.js';
+import { RequestScope } from '../database/request-scope.js';
 import { LIST_PAGE_SIZE, rowsPerPage } from './list-pages.js';
 import { PlantsService } from './plants.service.js';
 
@@ -111,16 +112,19 @@ async function collect(list: Awaited<ReturnType<PlantsService['list']>>) {
   return all;
 }
 
+/** Outside a request: the stand-ins read no scope. */
+const scope = RequestScope.background;
+
 describe('PlantsService', () => {
   it('stores the plant as created (exact int64 id, null tag when none) in the outbox, and wakes it only when events were stored', async () => {
     const { events, service, notified } = setup();
-    await service.create('alice', plant(1n, 'Fern'));
+    await service.create('alice', plant(1n, 'Fern'), scope);
     expect(events.events).toEqual([]);
     expect(notified()).toBe(0);
     events.subscriptions = 2;
-    await service.create('alice', plant(2n ** 63n - 1n, 'Ivy', 'vine'));
-    await service.create('alice', plant(2n ** 63n - 1n, 'Ivy', 'vine'));
-    await service.create('alice', plant(3n, 'Moss'));
+    await service.create('alice', plant(2n ** 63n - 1n, 'Ivy', 'vine'), scope);
+    await service.create('alice', plant(2n ** 63n - 1n, 'Ivy', 'vine'), scope);
+    await service.create('alice', plant(3n, 'Moss'), scope);
     // The replay stores nothing.
     expect(events.events).toEqual([
       { id: 2n ** 63n - 1n, name: 'Ivy', tag: 'vine' },
@@ -131,18 +135,18 @@ describe('PlantsService', () => {
 
   it('creates, replays identically, and refuses a different plant under a used id', async () => {
     const { service, memory, counted } = setup();
-    expect(await service.create('alice', plant(1n, 'Fern', 'green'))).toEqual({
+    expect(await service.create('alice', plant(1n, 'Fern', 'green'), scope)).toEqual({
       name: 'Fern',
       tag: 'green',
     });
-    expect(await service.create('alice', plant(1n, 'Fern', 'green'))).toEqual({
+    expect(await service.create('alice', plant(1n, 'Fern', 'green'), scope)).toEqual({
       name: 'Fern',
       tag: 'green',
     });
-    await expect(service.create('alice', plant(1n, 'Fern'))).rejects.toBeInstanceOf(
+    await expect(service.create('alice', plant(1n, 'Fern'), scope)).rejects.toBeInstanceOf(
       ConflictException,
     );
-    await expect(service.create('alice', plant(1n, 'Moss', 'green'))).rejects.toThrow(
+    await expect(service.create('alice', plant(1n, 'Moss', 'green'), scope)).rejects.toThrow(
       /id 1 already exists/,
     );
     expect(memory.rows.size).toBe(1);
@@ -153,7 +157,7 @@ describe('PlantsService', () => {
   it('creates again, with its event, an exact replay whose plant is deleted between its insert and its lookup', async () => {
     const { service, memory, events, counted } = setup();
     events.subscriptions = 1;
-    await service.create('alice', plant(1n, 'Fern', 'green'));
+    await service.create('alice', plant(1n, 'Fern', 'green'), scope);
     const findOne = memory.findOne.bind(memory);
     // Another request's delete commits just after the replay's insert found the row.
     memory.findOne = async (owner, id) => {
@@ -161,7 +165,7 @@ describe('PlantsService', () => {
       await memory.delete({} as EntityManager, owner, id);
       return findOne(owner, id);
     };
-    expect(await service.create('alice', plant(1n, 'Fern', 'green'))).toEqual({
+    expect(await service.create('alice', plant(1n, 'Fern', 'green'), scope)).toEqual({
       name: 'Fern',
       tag: 'green',
     });
@@ -175,7 +179,7 @@ describe('PlantsService', () => {
     let inserts = 0;
     memory.insert = async () => (inserts++, false);
     memory.findOne = async () => undefined;
-    await expect(service.create('alice', plant(1n, 'Fern'))).rejects.toBeInstanceOf(
+    await expect(service.create('alice', plant(1n, 'Fern'), scope)).rejects.toBeInstanceOf(
       ServiceUnavailableException,
     );
     expect(inserts).toBe(5);
@@ -183,8 +187,8 @@ describe('PlantsService', () => {
 
   it('treats a null tag as no tag', async () => {
     const { service } = setup();
-    expect(await service.create('alice', plant(2n, 'Aloe', null))).toEqual({ name: 'Aloe' });
-    expect(await service.create('alice', plant(2n, 'Aloe'))).toEqual({ name: 'Aloe' });
+    expect(await service.create('alice', plant(2n, 'Aloe', null), scope)).toEqual({ name: 'Aloe' });
+    expect(await service.create('alice', plant(2n, 'Aloe'), scope)).toEqual({ name: 'Aloe' });
   });
 
   it('passes on errors of the insert', async () => {
@@ -192,65 +196,68 @@ describe('PlantsService', () => {
     memory.insert = async () => {
       throw new Error('disk full');
     };
-    await expect(service.create('alice', plant(1n, 'x'))).rejects.toThrow('disk full');
+    await expect(service.create('alice', plant(1n, 'x'), scope)).rejects.toThrow('disk full');
   });
 
   it('returns a short list whole, in one query', async () => {
     const { service, memory } = setup();
-    for (const id of [3n, 1n, 2n]) await service.create('alice', plant(id, `p${id}`));
-    const list = await service.list('alice');
+    for (const id of [3n, 1n, 2n]) await service.create('alice', plant(id, `p${id}`), scope);
+    const list = await service.list('alice', {}, scope);
     expect(list.complete).toBe(true);
     expect(list.plants.map((p) => p.name)).toEqual(['p1', 'p2', 'p3']);
     expect(memory.pageCalls).toBe(1);
-    const two = await service.list('alice', { limit: 2 });
+    const two = await service.list('alice', { limit: 2 }, scope);
     expect(two.plants).toEqual([{ name: 'p1' }, { name: 'p2' }]);
     expect(two.next).toBe('2');
     expect(memory.pageCalls).toBe(2);
-    expect((await service.list('alice', { limit: 0 })).plants).toEqual([]);
-    expect((await service.list('alice', { limit: 0 })).next).toBeUndefined();
-    expect((await service.list('alice', { limit: 3 })).next).toBeUndefined();
-    expect((await service.list('bob')).plants).toEqual([]);
+    expect((await service.list('alice', { limit: 0 }, scope)).plants).toEqual([]);
+    expect((await service.list('alice', { limit: 0 }, scope)).next).toBeUndefined();
+    expect((await service.list('alice', { limit: 3 }, scope)).next).toBeUndefined();
+    expect((await service.list('bob', {}, scope)).plants).toEqual([]);
   });
 
   it('streams a long list page by page, in order, up to the limit', async () => {
     const { service } = setup();
     const count = LIST_PAGE_SIZE * 2 + 5;
-    for (let i = count; i > 0; i--) await service.create('alice', plant(BigInt(i), `p${i}`));
-    const all = await service.list('alice');
+    for (let i = count; i > 0; i--) await service.create('alice', plant(BigInt(i), `p${i}`), scope);
+    const all = await service.list('alice', {}, scope);
     expect(all.complete).toBe(false);
     const names = (await collect(all)).map((p) => p.name);
     expect(names).toHaveLength(count);
     expect(names[0]).toBe('p1');
     expect(names[count - 1]).toBe(`p${count}`);
-    expect(await collect(await service.list('alice', { limit: LIST_PAGE_SIZE + 1 }))).toHaveLength(
-      LIST_PAGE_SIZE + 1,
-    );
-    expect(await collect(await service.list('alice', { limit: LIST_PAGE_SIZE }))).toHaveLength(
-      LIST_PAGE_SIZE,
-    );
+    expect(
+      await collect(await service.list('alice', { limit: LIST_PAGE_SIZE + 1 }, scope)),
+    ).toHaveLength(LIST_PAGE_SIZE + 1);
+    expect(
+      await collect(await service.list('alice', { limit: LIST_PAGE_SIZE }, scope)),
+    ).toHaveLength(LIST_PAGE_SIZE);
   });
 
   it("gets the owner's plant by exact id, and 404s for another owner's or a missing one", async () => {
     const { service } = setup();
-    await service.create('alice', plant(2n ** 53n + 1n, 'Fern', 'green'));
-    await service.create('alice', plant(2n ** 53n, 'Moss'));
-    expect(await service.get('alice', 2n ** 53n + 1n)).toEqual({ name: 'Fern', tag: 'green' });
-    expect(await service.get('alice', 2n ** 53n)).toEqual({ name: 'Moss' });
-    await expect(service.get('bob', 2n ** 53n)).rejects.toBeInstanceOf(NotFoundException);
-    await expect(service.get('alice', 4n)).rejects.toThrow('no plant with id 4');
+    await service.create('alice', plant(2n ** 53n + 1n, 'Fern', 'green'), scope);
+    await service.create('alice', plant(2n ** 53n, 'Moss'), scope);
+    expect(await service.get('alice', 2n ** 53n + 1n, scope)).toEqual({
+      name: 'Fern',
+      tag: 'green',
+    });
+    expect(await service.get('alice', 2n ** 53n, scope)).toEqual({ name: 'Moss' });
+    await expect(service.get('bob', 2n ** 53n, scope)).rejects.toBeInstanceOf(NotFoundException);
+    await expect(service.get('alice', 4n, scope)).rejects.toThrow('no plant with id 4');
   });
 
   it('pages by keyset: each plant once, in order, next only while plants remain, small and streamed pages alike', async () => {
     const { service } = setup();
     const count = LIST_PAGE_SIZE * 2 + 5;
     for (let i = 1; i <= count; i++)
-      await service.create('alice', plant(BigInt(i * 3), `p${i * 3}`));
+      await service.create('alice', plant(BigInt(i * 3), `p${i * 3}`), scope);
     for (const limit of [7, LIST_PAGE_SIZE, LIST_PAGE_SIZE + 1, LIST_PAGE_SIZE * 2 + 5]) {
       const names: string[] = [];
       let after: bigint | undefined;
       let pages = 0;
       for (;;) {
-        const page = await service.list('alice', { limit, after });
+        const page = await service.list('alice', { limit, after }, scope);
         const rows = await collect(page);
         pages += 1;
         expect(rows.length).toBeLessThanOrEqual(limit);
@@ -265,7 +272,7 @@ describe('PlantsService', () => {
       expect(pages).toBe(Math.ceil(count / limit));
     }
     // A cursor without limit: the rest, and no next.
-    const rest = await service.list('alice', { after: 3n * BigInt(count - 2) });
+    const rest = await service.list('alice', { after: 3n * BigInt(count - 2) }, scope);
     expect(await collect(rest)).toEqual([
       { name: `p${3 * (count - 1)}` },
       { name: `p${3 * count}` },
@@ -275,10 +282,10 @@ describe('PlantsService', () => {
 
   it('deletes only existing plants of the owner', async () => {
     const { service, counted } = setup();
-    await service.create('alice', plant(1n, 'Fern'));
-    await expect(service.delete('bob', 1n)).rejects.toBeInstanceOf(NotFoundException);
-    await service.delete('alice', 1n);
-    await expect(service.delete('alice', 1n)).rejects.toThrow('no plant with id 1');
+    await service.create('alice', plant(1n, 'Fern'), scope);
+    await expect(service.delete('bob', 1n, scope)).rejects.toBeInstanceOf(NotFoundException);
+    await service.delete('alice', 1n, scope);
+    await expect(service.delete('alice', 1n, scope)).rejects.toThrow('no plant with id 1');
     expect(counted.deleted).toBe(1);
   });
 });

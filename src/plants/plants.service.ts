@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { OutboxSignal } from '../database/outbox-signal.js';
-import { laterOnBehalfOfThisRequest } from '../database/request-scope.js';
+import type { RequestScope } from '../database/request-scope.js';
 import { RetriedOnce } from '../database/retried-once.decorator.js';
 import { Transactions } from '../database/transactions.js';
 import { PlantMetrics } from './plant-metrics.js';
@@ -41,6 +41,14 @@ interface CreateWrite {
   owner: string;
   plant: CreatedPlant;
   traceparent: string | null;
+  scope: RequestScope;
+}
+
+/** A delete's write. */
+interface DeleteWrite {
+  owner: string;
+  id: bigint;
+  scope: RequestScope;
 }
 
 const notFound = (id: bigint) => new NotFoundException(`no plant with id ${id}`);
@@ -55,7 +63,7 @@ export class PlantsService {
    * own, and a delete of a plant already gone is that delete's 404.
    */
   private readonly insertOne: (write: CreateWrite) => Promise<number | undefined>;
-  private readonly deleteOne: (target: { owner: string; id: bigint }) => Promise<boolean>;
+  private readonly deleteOne: (target: DeleteWrite) => Promise<boolean>;
 
   constructor(
     private readonly plants: PlantsRepository,
@@ -70,20 +78,19 @@ export class PlantsService {
     const oneStatement = plants.insertThen(eventsPart);
     this.insertOne = oneStatement
       ? transactions.grouped(
-          (manager, { owner, plant, traceparent }: CreateWrite) =>
-            oneStatement.run(manager, {
-              owner,
-              ...plant,
-              ...eventsPart.values(plant, traceparent),
-            }),
+          (manager, { owner, plant, traceparent, scope }: CreateWrite) =>
+            oneStatement.run(
+              manager,
+              { owner, ...plant, ...eventsPart.values(plant, traceparent) },
+              scope,
+            ),
           { onPostgres: 'statement' },
         )
       : transactions.grouped((manager, write: CreateWrite) =>
           this.insertWithEvents(manager, write),
         );
     this.deleteOne = transactions.grouped(
-      (manager, { owner, id }: { owner: string; id: bigint }) =>
-        this.plants.delete(manager, owner, id),
+      (manager, { owner, id, scope }: DeleteWrite) => this.plants.delete(manager, owner, id, scope),
       { onPostgres: 'statement' },
     );
   }
@@ -104,10 +111,10 @@ export class PlantsService {
    * again: its exact replay answers as the first create did and writes no event.
    */
   @RetriedOnce('repeatable')
-  async create(owner: string, plant: NewPlantDto): Promise<PlantDto> {
+  async create(owner: string, plant: NewPlantDto, scope: RequestScope): Promise<PlantDto> {
     const stored = { id: plant.id, name: plant.name, tag: plant.tag ?? null };
     for (let attempt = 1; attempt <= CREATE_ATTEMPTS; attempt++) {
-      const answer = await this.insertOrCompare(owner, stored);
+      const answer = await this.insertOrCompare(owner, stored, scope);
       if (answer) return answer;
     }
     throw new ServiceUnavailableException(
@@ -119,15 +126,17 @@ export class PlantsService {
   private async insertOrCompare(
     owner: string,
     stored: CreatedPlant,
+    scope: RequestScope,
   ): Promise<PlantDto | undefined> {
-    const write: CreateWrite = { owner, plant: stored, traceparent: currentTraceparent() ?? null };
+    const traceparent = currentTraceparent() ?? null;
+    const write: CreateWrite = { owner, plant: stored, traceparent, scope };
     const events = await this.insertOne(write);
     if (events !== undefined) {
       this.metrics.plantCreated();
       if (events > 0) this.outbox.notify();
       return new PlantDto(stored.name, stored.tag);
     }
-    const existing = await this.plants.findOne(owner, stored.id);
+    const existing = await this.plants.findOne(owner, stored.id, scope);
     if (!existing) return undefined;
     if (existing.name === stored.name && existing.tag === stored.tag) {
       return toDto(existing);
@@ -154,12 +163,16 @@ export class PlantsService {
    * shifts a page), at most `limit` of them when given.
    */
   @RetriedOnce('repeatable')
-  async list(owner: string, { limit, after }: ListPlantsQuery = {}): Promise<PlantList> {
+  async list(
+    owner: string,
+    { limit, after }: ListPlantsQuery,
+    scope: RequestScope,
+  ): Promise<PlantList> {
     const afterId = after === undefined ? undefined : String(after);
     if (limit === 0) return { complete: true, plants: [] };
     if (limit !== undefined && limit <= LIST_PAGE_SIZE) {
       // One more row than asked tells whether a next page exists, in the same query.
-      const rows = await this.plants.page(owner, limit + 1, afterId);
+      const rows = await this.plants.page(owner, limit + 1, afterId, scope);
       if (rows.length <= limit) return { complete: true, plants: rows.map(toDto) };
       return {
         complete: true,
@@ -173,21 +186,22 @@ export class PlantsService {
     // it streams would push the page's last plant out of a count, and the
     // next link goes on after it. With fewer plants than the limit left, the
     // page goes on to the owner's last plant.
-    const end = limit === undefined ? undefined : await this.plants.pageEnd(owner, limit, afterId);
-    const first = await this.plants.page(owner, FIRST_STREAMED_PAGE, afterId);
+    const end =
+      limit === undefined ? undefined : await this.plants.pageEnd(owner, limit, afterId, scope);
+    const first = await this.plants.page(owner, FIRST_STREAMED_PAGE, afterId, scope);
     const through = end === undefined ? undefined : BigInt(end.lastId);
     const plants = upTo(first, through).map(toDto);
     const next = end?.more ? end.lastId : undefined;
     if (first.length < FIRST_STREAMED_PAGE || plants.length < first.length) {
       return { complete: true, plants, next };
     }
-    const later = laterOnBehalfOfThisRequest();
+    const later = scope.later();
     return {
       complete: false,
       plants,
       // Read while the answer is written, at its client's pace: without the request's deadline.
       rest: pagesAfter(
-        (size, after) => later(() => this.plants.page(owner, size, after)),
+        (size, after) => this.plants.page(owner, size, after, later),
         first,
         through,
       ),
@@ -197,16 +211,16 @@ export class PlantsService {
 
   /** The owner's plant with this id; another owner's is as unknown as a missing one. */
   @RetriedOnce('repeatable')
-  async get(owner: string, id: bigint): Promise<PlantDto> {
-    const plant = await this.plants.findOne(owner, id);
+  async get(owner: string, id: bigint, scope: RequestScope): Promise<PlantDto> {
+    const plant = await this.plants.findOne(owner, id, scope);
     if (!plant) throw notFound(id);
     return toDto(plant);
   }
 
   /** Deletes the owner's plant; not repeated once its statement may have run. */
   @RetriedOnce('if-nothing-ran')
-  async delete(owner: string, id: bigint): Promise<void> {
-    const deleted = await this.deleteOne({ owner, id });
+  async delete(owner: string, id: bigint, scope: RequestScope): Promise<void> {
+    const deleted = await this.deleteOne({ owner, id, scope });
     if (!deleted) {
       throw notFound(id);
     }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { LessThan, MoreThanOrEqual, Not, type Repository } from 'typeorm';
+import type { RequestScope } from '../database/request-scope.js';
 import { Transactions } from '../database/transactions.js';
 import type { PagePosition } from './dto/page.query.js';
 import { WebhookDelivery } from './webhook-delivery.entity.js';
@@ -30,28 +31,37 @@ export class OwnerDeliveriesRepository {
   ) {}
 
   /** The subscription's latest deliveries, newest first (id breaks ties), before `before` when given (keyset paging). */
-  latestOf(subscriptionId: string, limit: number, before?: PagePosition): Promise<DeliveryRow[]> {
+  latestOf(
+    subscriptionId: string,
+    limit: number,
+    before: PagePosition | undefined,
+    scope: RequestScope,
+  ): Promise<DeliveryRow[]> {
     // take: 0 would mean no limit at all.
     if (limit === 0) return Promise.resolve([]);
-    return this.deliveries.find({
-      select: {
-        id: true,
-        state: true,
-        attempts: true,
-        lastStatus: true,
-        lastError: true,
-        nextAttemptAt: true,
-        createdAt: true,
-      },
-      where: before
-        ? [
-            { subscriptionId, createdAt: LessThan(before.createdAt) },
-            { subscriptionId, createdAt: before.createdAt, id: LessThan(before.id) },
-          ]
-        : { subscriptionId },
-      order: { createdAt: 'DESC', id: 'DESC' },
-      take: limit,
-    });
+    return this.transactions.read(
+      (manager) =>
+        manager.find(WebhookDelivery, {
+          select: {
+            id: true,
+            state: true,
+            attempts: true,
+            lastStatus: true,
+            lastError: true,
+            nextAttemptAt: true,
+            createdAt: true,
+          },
+          where: before
+            ? [
+                { subscriptionId, createdAt: LessThan(before.createdAt) },
+                { subscriptionId, createdAt: before.createdAt, id: LessThan(before.id) },
+              ]
+            : { subscriptionId },
+          order: { createdAt: 'DESC', id: 'DESC' },
+          take: limit,
+        }),
+      scope,
+    );
   }
 
   /**
@@ -63,6 +73,7 @@ export class OwnerDeliveriesRepository {
     subscriptionId: string,
     id: string,
     now: number,
+    scope: RequestScope,
   ): Promise<'redelivered' | 'pending' | 'unknown'> {
     const affected = await this.transactions.write(async (manager) => {
       const result = await manager.update(
@@ -71,13 +82,22 @@ export class OwnerDeliveriesRepository {
         AGAIN(now),
       );
       return result.affected ?? 0;
-    });
+    }, scope);
     if (affected > 0) return 'redelivered';
-    return (await this.deliveries.existsBy({ subscriptionId, id })) ? 'pending' : 'unknown';
+    const exists = await this.transactions.read(
+      (manager) => manager.existsBy(WebhookDelivery, { subscriptionId, id }),
+      scope,
+    );
+    return exists ? 'pending' : 'unknown';
   }
 
   /** Makes every failed delivery of the subscription created at or after `since` pending again, due `now`. */
-  async recover(subscriptionId: string, since: number, now: number): Promise<number> {
+  async recover(
+    subscriptionId: string,
+    since: number,
+    now: number,
+    scope: RequestScope,
+  ): Promise<number> {
     return this.transactions.write(async (manager) => {
       const result = await manager.update(
         WebhookDelivery,
@@ -85,6 +105,6 @@ export class OwnerDeliveriesRepository {
         AGAIN(now),
       );
       return result.affected ?? 0;
-    });
+    }, scope);
   }
 }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { type EntityManager, IsNull, MoreThan, type Repository } from 'typeorm';
 import { CompiledQuery, slots } from '../database/compiled-query.js';
+import type { RequestScope } from '../database/request-scope.js';
 import { Transactions } from '../database/transactions.js';
 import type { PagePosition } from './dto/page.query.js';
 import { WebhookSubscription } from './webhook-subscription.entity.js';
@@ -62,7 +63,11 @@ export class WebhookSubscriptionsRepository {
    * transaction mode); SQLite's writes already take turns (Transactions).
    * Rows that break either rule from before the rules existed are kept.
    */
-  insertBounded(subscription: WebhookSubscription, max: number): Promise<InsertOutcome> {
+  insertBounded(
+    subscription: WebhookSubscription,
+    max: number,
+    scope: RequestScope,
+  ): Promise<InsertOutcome> {
     return this.transactions.run(async (manager) => {
       if (this.postgres) {
         await manager.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [
@@ -83,7 +88,7 @@ export class WebhookSubscriptionsRepository {
       if (existing.length >= max) return { kind: 'full', count: existing.length };
       await manager.insert(WebhookSubscription, subscription);
       return { kind: 'created' };
-    });
+    }, scope);
   }
 
   /**
@@ -92,29 +97,38 @@ export class WebhookSubscriptionsRepository {
    */
   list(
     owner: string,
-    { take, after }: { take?: number; after?: PagePosition } = {},
+    { take, after }: { take?: number; after?: PagePosition },
+    scope: RequestScope,
   ): Promise<SubscriptionRow[]> {
-    return this.subscriptions.find({
-      select: VISIBLE,
-      where: after
-        ? [
-            { owner, createdAt: MoreThan(after.createdAt) },
-            { owner, createdAt: after.createdAt, id: MoreThan(after.id) },
-          ]
-        : { owner },
-      order: { createdAt: 'ASC', id: 'ASC' },
-      take,
-    });
+    return this.transactions.read(
+      (manager) =>
+        manager.find(WebhookSubscription, {
+          select: VISIBLE,
+          where: after
+            ? [
+                { owner, createdAt: MoreThan(after.createdAt) },
+                { owner, createdAt: after.createdAt, id: MoreThan(after.id) },
+              ]
+            : { owner },
+          order: { createdAt: 'ASC', id: 'ASC' },
+          take,
+        }),
+      scope,
+    );
   }
 
-  findOwned(owner: string, id: string): Promise<SubscriptionRow | null> {
-    return this.subscriptions.findOne({ select: VISIBLE, where: { owner, id } });
+  findOwned(owner: string, id: string, scope: RequestScope): Promise<SubscriptionRow | null> {
+    return this.transactions.read(
+      (manager) => manager.findOne(WebhookSubscription, { select: VISIBLE, where: { owner, id } }),
+      scope,
+    );
   }
 
   /** Deletes the owner's subscription; its deliveries go with it (ON DELETE CASCADE). */
-  async delete(owner: string, id: string): Promise<boolean> {
-    const result = await this.transactions.write((manager) =>
-      manager.delete(WebhookSubscription, { owner, id }),
+  async delete(owner: string, id: string, scope: RequestScope): Promise<boolean> {
+    const result = await this.transactions.write(
+      (manager) => manager.delete(WebhookSubscription, { owner, id }),
+      scope,
     );
     return (result.affected ?? 0) > 0;
   }
@@ -143,7 +157,13 @@ export class WebhookSubscriptionsRepository {
    * replaces still signs until `until` (a rotation within an overlap drops
    * the oldest: the newest two sign). False when there is no such subscription.
    */
-  async rotateSecret(owner: string, id: string, secret: string, until: number): Promise<boolean> {
+  async rotateSecret(
+    owner: string,
+    id: string,
+    secret: string,
+    until: number,
+    scope: RequestScope,
+  ): Promise<boolean> {
     return this.transactions.run(async (manager) => {
       const current = await manager.findOne(WebhookSubscription, {
         select: { id: true, secret: true },
@@ -157,7 +177,7 @@ export class WebhookSubscriptionsRepository {
         { secret, previousSecret: current.secret, previousSecretUntil: until },
       );
       return true;
-    });
+    }, scope);
   }
 
   /** Marks the subscription disabled, on `manager` (a transaction that also drops its deliveries). */

@@ -13,6 +13,8 @@ import {
 import { ApiBearerAuth, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CallerOwner } from '../auth/caller-owner.decorator.js';
+import { CallerScope } from '../database/caller-scope.decorator.js';
+import type { RequestScope } from '../database/request-scope.js';
 import { RequiredScope } from '../auth/required-scope.decorator.js';
 import { PageCursors } from '../http/page-cursor.js';
 import { CreateWebhookDto } from './dto/create-webhook.dto.js';
@@ -53,10 +55,11 @@ export class WebhooksController {
   @ApiListWebhooks()
   async list(
     @CallerOwner() owner: string,
+    @CallerScope() scope: RequestScope,
     @Query(ParseListWebhooksQueryPipe) query: PageQuery,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<WebhookDto[]> {
-    const page = await this.webhooks.list(owner, query);
+    const page = await this.webhooks.list(owner, query, scope);
     linkNextPage(reply, this.cursors, '/webhooks', 'webhooks', {
       limit: query.limit,
       next: page.next,
@@ -67,15 +70,23 @@ export class WebhooksController {
   @Post()
   @HttpCode(HttpStatus.CREATED)
   @ApiCreateWebhook()
-  create(@CallerOwner() owner: string, @Body() body: CreateWebhookDto): Promise<CreatedWebhookDto> {
-    return this.webhooks.create(owner, body);
+  create(
+    @CallerOwner() owner: string,
+    @CallerScope() scope: RequestScope,
+    @Body() body: CreateWebhookDto,
+  ): Promise<CreatedWebhookDto> {
+    return this.webhooks.create(owner, body, scope);
   }
 
   @Delete(':id')
   @HttpCode(HttpStatus.NO_CONTENT)
   @ApiDeleteWebhook()
-  async delete(@CallerOwner() owner: string, @Param('id') id: string): Promise<void> {
-    await this.webhooks.delete(owner, id);
+  async delete(
+    @CallerOwner() owner: string,
+    @CallerScope() scope: RequestScope,
+    @Param('id') id: string,
+  ): Promise<void> {
+    await this.webhooks.delete(owner, id, scope);
   }
 
   @Post(':id/deliveries/:eventId/retry')
@@ -83,17 +94,22 @@ export class WebhooksController {
   @ApiRetryWebhookDelivery()
   async retry(
     @CallerOwner() owner: string,
+    @CallerScope() scope: RequestScope,
     @Param('id') id: string,
     @Param('eventId') eventId: string,
   ): Promise<void> {
-    await this.webhooks.retry(owner, id, eventId);
+    await this.webhooks.retry(owner, id, eventId, scope);
   }
 
   @Post(':id/rotate-secret')
   @HttpCode(HttpStatus.OK)
   @ApiRotateWebhookSecret()
-  rotateSecret(@CallerOwner() owner: string, @Param('id') id: string): Promise<WebhookSecretDto> {
-    return this.webhooks.rotateSecret(owner, id);
+  rotateSecret(
+    @CallerOwner() owner: string,
+    @CallerScope() scope: RequestScope,
+    @Param('id') id: string,
+  ): Promise<WebhookSecretDto> {
+    return this.webhooks.rotateSecret(owner, id, scope);
   }
 
   @Post(':id/recover')
@@ -101,21 +117,23 @@ export class WebhooksController {
   @ApiRecoverWebhookDeliveries()
   async recover(
     @CallerOwner() owner: string,
+    @CallerScope() scope: RequestScope,
     @Param('id') id: string,
     @Body() body: RecoverDeliveriesDto,
   ): Promise<void> {
-    await this.webhooks.recover(owner, id, body.since);
+    await this.webhooks.recover(owner, id, body.since, scope);
   }
 
   @Get(':id/deliveries')
   @ApiListWebhookDeliveries()
   async deliveries(
     @CallerOwner() owner: string,
+    @CallerScope() scope: RequestScope,
     @Param('id') id: string,
     @Query(ParseListDeliveriesQueryPipe) query: PageQuery,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<WebhookDeliveryDto[]> {
-    const page = await this.webhooks.deliveriesOf(owner, id, query);
+    const page = await this.webhooks.deliveriesOf(owner, id, query, scope);
     linkNextPage(
       reply,
       this.cursors,

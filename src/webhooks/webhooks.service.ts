@@ -20,6 +20,7 @@ import {
   WebhookSubscriptionsRepository,
 } from './webhook-subscriptions.repository.js';
 import { OutboxSignal } from '../database/outbox-signal.js';
+import type { RequestScope } from '../database/request-scope.js';
 import { RetriedOnce } from '../database/retried-once.decorator.js';
 import { HostResolver } from './host-resolver.js';
 import { resolvedTargetProblem, webhookUrlProblem } from './webhook-url.js';
@@ -85,7 +86,11 @@ export class WebhooksService {
   ) {}
 
   @RetriedOnce('if-nothing-ran')
-  async create(owner: string, body: CreateWebhookDto): Promise<CreatedWebhookDto> {
+  async create(
+    owner: string,
+    body: CreateWebhookDto,
+    scope: RequestScope,
+  ): Promise<CreatedWebhookDto> {
     const problem =
       webhookUrlProblem(body.url, this.settings) ??
       (await resolvedTargetProblem(new URL(body.url), this.settings, this.resolver));
@@ -98,6 +103,7 @@ export class WebhooksService {
     const outcome = await this.subscriptions.insertBounded(
       { id, owner, url, description, secret, createdAt, disabledAt: null },
       this.settings.maxSubscriptions,
+      scope,
     );
     if (outcome.kind === 'full') {
       throw new ConflictException(
@@ -115,19 +121,21 @@ export class WebhooksService {
 
   /** A page of the owner's subscriptions, oldest first; `next` while more follow a limited page. */
   @RetriedOnce('repeatable')
-  async list(owner: string, { limit, after }: PageQuery = {}): Promise<Page<WebhookDto>> {
+  async list(
+    owner: string,
+    { limit, after }: PageQuery,
+    scope: RequestScope,
+  ): Promise<Page<WebhookDto>> {
     if (limit === 0) return { items: [] };
-    const rows = await this.subscriptions.list(owner, {
-      take: limit === undefined ? undefined : limit + 1,
-      after,
-    });
+    const take = limit === undefined ? undefined : limit + 1;
+    const rows = await this.subscriptions.list(owner, { take, after }, scope);
     return pageOf(rows, limit, toDto);
   }
 
   /** Deletes the subscription; its pending deliveries are dropped with it. */
   @RetriedOnce('if-nothing-ran')
-  async delete(owner: string, id: string): Promise<void> {
-    if (!isUUID(id) || !(await this.subscriptions.delete(owner, id))) {
+  async delete(owner: string, id: string, scope: RequestScope): Promise<void> {
+    if (!isUUID(id) || !(await this.subscriptions.delete(owner, id, scope))) {
       throw new NotFoundException(NOT_FOUND);
     }
   }
@@ -138,19 +146,21 @@ export class WebhooksService {
     owner: string,
     id: string,
     { limit = DELIVERIES_LIMIT_DEFAULT, after }: PageQuery,
+    scope: RequestScope,
   ): Promise<Page<WebhookDeliveryDto>> {
-    await this.owned(owner, id);
+    await this.owned(owner, id, scope);
     // One more row than asked tells whether a next page exists, in the same query.
-    return pageOf(await this.deliveries.latestOf(id, limit + 1, after), limit, toDeliveryDto);
+    const rows = await this.deliveries.latestOf(id, limit + 1, after, scope);
+    return pageOf(rows, limit, toDeliveryDto);
   }
 
   /** Sends a delivered or failed delivery again now, with the same webhook-id. */
   @RetriedOnce('if-nothing-ran')
-  async retry(owner: string, id: string, eventId: string): Promise<void> {
-    await this.active(owner, id);
+  async retry(owner: string, id: string, eventId: string, scope: RequestScope): Promise<void> {
+    await this.active(owner, id, scope);
     // Event ids are ones the database made: anything else names no delivery (and a NUL would not reach PostgreSQL).
     if (!EVENT_ID.test(eventId)) throw new NotFoundException(NO_DELIVERY);
-    const outcome = await this.deliveries.redeliver(id, eventId, Date.now());
+    const outcome = await this.deliveries.redeliver(id, eventId, Date.now(), scope);
     if (outcome === 'unknown') throw new NotFoundException(NO_DELIVERY);
     if (outcome === 'pending') {
       throw new ConflictException('this delivery is pending: it is sent again on its own');
@@ -160,11 +170,11 @@ export class WebhooksService {
 
   /** Sends again every failed delivery of the subscription created since `since`. */
   @RetriedOnce('if-nothing-ran')
-  async recover(owner: string, id: string, since: string): Promise<void> {
+  async recover(owner: string, id: string, since: string, scope: RequestScope): Promise<void> {
     const from = Date.parse(since);
     if (Number.isNaN(from)) throw new BadRequestException(SINCE_RULE);
-    await this.active(owner, id);
-    if ((await this.deliveries.recover(id, from, Date.now())) > 0) this.outbox.notify();
+    await this.active(owner, id, scope);
+    if ((await this.deliveries.recover(id, from, Date.now(), scope)) > 0) this.outbox.notify();
   }
 
   /**
@@ -172,24 +182,26 @@ export class WebhooksService {
    * signs for WEBHOOK_SECRET_OVERLAP, so that receivers switch without a gap.
    */
   @RetriedOnce('if-nothing-ran')
-  async rotateSecret(owner: string, id: string): Promise<WebhookSecretDto> {
+  async rotateSecret(owner: string, id: string, scope: RequestScope): Promise<WebhookSecretDto> {
     const secret = newWebhookSecret(randomBytes(32));
     const until = Date.now() + this.settings.secretOverlapMs;
-    if (!isUUID(id) || !(await this.subscriptions.rotateSecret(owner, id, secret, until))) {
+    const rotated =
+      isUUID(id) && (await this.subscriptions.rotateSecret(owner, id, secret, until, scope));
+    if (!rotated) {
       throw new NotFoundException(NOT_FOUND);
     }
     return new WebhookSecretDto(secret);
   }
 
-  private async owned(owner: string, id: string): Promise<SubscriptionRow> {
-    const subscription = isUUID(id) ? await this.subscriptions.findOwned(owner, id) : null;
+  private async owned(owner: string, id: string, scope: RequestScope): Promise<SubscriptionRow> {
+    const subscription = isUUID(id) ? await this.subscriptions.findOwned(owner, id, scope) : null;
     if (!subscription) throw new NotFoundException(NOT_FOUND);
     return subscription;
   }
 
   /** The owner's subscription, which must be active to send anything again. */
-  private async active(owner: string, id: string): Promise<void> {
-    if ((await this.owned(owner, id)).disabledAt !== null) {
+  private async active(owner: string, id: string, scope: RequestScope): Promise<void> {
+    if ((await this.owned(owner, id, scope)).disabledAt !== null) {
       throw new ConflictException(
         'this subscription is disabled (its receiver answered 410 Gone): subscribe the URL again',
       );

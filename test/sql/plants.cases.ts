@@ -1,3 +1,4 @@
+import { RequestScope } from '../../src/database/request-scope.js';
 import { PlantsRepository } from '../../src/plants/plants.repository.js';
 import { PlantsService } from '../../src/plants/plants.service.js';
 import { PlantCreatedOutbox } from '../../src/webhooks/plant-created.outbox.js';
@@ -5,6 +6,7 @@ import type { CaseContext, SqlFeature } from './sql-case.js';
 
 const OWNER = 'sql-plants';
 const PAGE = 7;
+const BACKGROUND = RequestScope.background;
 
 /** The create as PostgreSQL writes it: PlantsRepository.insertThen with the outbox's part. */
 export async function createAsOneStatement(
@@ -16,7 +18,7 @@ export async function createAsOneStatement(
   await capture(async () => {
     const part = get(PlantCreatedOutbox).statementPart('created');
     const statement = get(PlantsRepository).insertThen(part);
-    await statement?.run(manager, { owner, ...plant, ...part.values(plant, null) });
+    await statement?.run(manager, { owner, ...plant, ...part.values(plant, null) }, BACKGROUND);
   });
 }
 
@@ -30,7 +32,9 @@ export const plantsSql: SqlFeature = {
         'PlantCreatedOutbox.record in one transaction (on PostgreSQL: PlantsRepository.insertThen)',
       only: 'sqlite',
       run: ({ get, capture }) =>
-        capture(() => get(PlantsService).create(OWNER, { id: 1n, name: 'Fern', tag: 'shade' })),
+        capture(() =>
+          get(PlantsService).create(OWNER, { id: 1n, name: 'Fern', tag: 'shade' }, BACKGROUND),
+        ),
     },
     {
       title:
@@ -46,31 +50,36 @@ export const plantsSql: SqlFeature = {
     },
     {
       title: 'PlantsRepository.findOne: the owner’s plant by id',
-      run: ({ get, capture }) => capture(() => get(PlantsRepository).findOne(OWNER, 1n)),
+      run: ({ get, capture }) =>
+        capture(() => get(PlantsRepository).findOne(OWNER, 1n, BACKGROUND)),
     },
     {
       title:
         'PlantsRepository.page: the first page; its size is written into the SQL (one text per size)',
       inlined: { size: PAGE },
-      run: ({ get, capture }) => capture(() => get(PlantsRepository).page(OWNER, PAGE)),
+      run: ({ get, capture }) =>
+        capture(() => get(PlantsRepository).page(OWNER, PAGE, undefined, BACKGROUND)),
     },
     {
       title: 'PlantsRepository.page: the page after an id (keyset paging)',
       inlined: { size: PAGE },
-      run: ({ get, capture }) => capture(() => get(PlantsRepository).page(OWNER, PAGE, '1')),
+      run: ({ get, capture }) =>
+        capture(() => get(PlantsRepository).page(OWNER, PAGE, '1', BACKGROUND)),
     },
     {
       title: 'PlantsRepository.pageEnd: where a long first page ends (an index-only walk)',
-      run: ({ get, capture }) => capture(() => get(PlantsRepository).pageEnd(OWNER, 500)),
+      run: ({ get, capture }) =>
+        capture(() => get(PlantsRepository).pageEnd(OWNER, 500, undefined, BACKGROUND)),
     },
     {
       title: 'PlantsRepository.pageEnd: where a long page after an id ends',
-      run: ({ get, capture }) => capture(() => get(PlantsRepository).pageEnd(OWNER, 500, '1')),
+      run: ({ get, capture }) =>
+        capture(() => get(PlantsRepository).pageEnd(OWNER, 500, '1', BACKGROUND)),
     },
     {
       title: 'PlantsRepository.delete: the owner’s plant by id, on the caller’s manager',
       run: ({ get, manager, capture }) =>
-        capture(() => get(PlantsRepository).delete(manager, OWNER, 2n)),
+        capture(() => get(PlantsRepository).delete(manager, OWNER, 2n, BACKGROUND)),
     },
   ],
 };

@@ -1,3 +1,4 @@
+import { RequestScope } from '../../src/database/request-scope.js';
 import { TokensRepository } from '../../src/auth/tokens.repository.js';
 import type { SqlFeature } from './sql-case.js';
 
@@ -21,7 +22,8 @@ export const tokensSql: SqlFeature = {
     },
     {
       title: 'TokensRepository.live: the owner and scopes of a live token, on every request',
-      run: ({ get, capture }) => capture(() => get(TokensRepository).live(TOKEN.tokenHash)),
+      run: ({ get, capture }) =>
+        capture(() => get(TokensRepository).live(TOKEN.tokenHash, RequestScope.background)),
     },
     {
       title: 'TokensRepository.findOne: a token by hash (BOOTSTRAP_TOKEN at start-up)',

@@ -1,3 +1,4 @@
+import { RequestScope } from '../../src/database/request-scope.js';
 import { DeliveryAttemptsRepository } from '../../src/webhooks/delivery-attempts.repository.js';
 import {
   type ClaimedDelivery,
@@ -63,7 +64,12 @@ async function redeliver({ get, capture }: CaseContext, expected: string): Promi
   let outcome = '';
   await capture(async () => {
     const { subscriptionId, id } = claimed[0];
-    outcome = await get(OwnerDeliveriesRepository).redeliver(subscriptionId, id, Date.now());
+    outcome = await get(OwnerDeliveriesRepository).redeliver(
+      subscriptionId,
+      id,
+      Date.now(),
+      RequestScope.background,
+    );
   });
   if (outcome !== expected) throw new Error(`redeliver: ${outcome}, ${expected} expected`);
 }
@@ -78,7 +84,7 @@ export const webhookDeliveriesSql: SqlFeature = {
         'active subscription of the owner, in the create’s transaction (the create on SQLite)',
       run: async ({ get, manager, capture }) => {
         for (const one of SUBSCRIPTIONS) {
-          await get(WebhookSubscriptionsRepository).insertBounded(one, 20);
+          await get(WebhookSubscriptionsRepository).insertBounded(one, 20, RequestScope.background);
         }
         const plant = { id: 1n, name: 'Fern', tag: null };
         await capture(() => get(PlantCreatedOutbox).record(manager, OWNER, plant, null));
@@ -150,17 +156,29 @@ export const webhookDeliveriesSql: SqlFeature = {
         'OwnerDeliveriesRepository.latestOf: a subscription’s latest deliveries, the first page',
       inlined: { limit: PAGE },
       run: ({ get, capture }) =>
-        capture(() => get(OwnerDeliveriesRepository).latestOf(SUBSCRIPTIONS[0].id, PAGE)),
+        capture(() =>
+          get(OwnerDeliveriesRepository).latestOf(
+            SUBSCRIPTIONS[0].id,
+            PAGE,
+            undefined,
+            RequestScope.background,
+          ),
+        ),
     },
     {
       title: 'OwnerDeliveriesRepository.latestOf: the page before a position (keyset paging)',
       inlined: { limit: PAGE },
       run: ({ get, capture }) =>
         capture(() =>
-          get(OwnerDeliveriesRepository).latestOf(SUBSCRIPTIONS[0].id, PAGE, {
-            createdAt: Date.now(),
-            id: 'msg_ffffffffffffffffffffffffffffffff',
-          }),
+          get(OwnerDeliveriesRepository).latestOf(
+            SUBSCRIPTIONS[0].id,
+            PAGE,
+            {
+              createdAt: Date.now(),
+              id: 'msg_ffffffffffffffffffffffffffffffff',
+            },
+            RequestScope.background,
+          ),
         ),
     },
     {
@@ -177,7 +195,14 @@ export const webhookDeliveriesSql: SqlFeature = {
       title:
         'OwnerDeliveriesRepository.recover: a subscription’s failed deliveries since a time made pending',
       run: ({ get, capture }) =>
-        capture(() => get(OwnerDeliveriesRepository).recover(SUBSCRIPTIONS[1].id, 0, Date.now())),
+        capture(() =>
+          get(OwnerDeliveriesRepository).recover(
+            SUBSCRIPTIONS[1].id,
+            0,
+            Date.now(),
+            RequestScope.background,
+          ),
+        ),
     },
     {
       title:

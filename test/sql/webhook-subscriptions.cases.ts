@@ -1,3 +1,4 @@
+import { RequestScope } from '../../src/database/request-scope.js';
 import {
   type InsertOutcome,
   WebhookSubscriptionsRepository,
@@ -31,7 +32,11 @@ async function insertBounded(
 ): Promise<void> {
   let outcome: InsertOutcome | undefined;
   await capture(async () => {
-    outcome = await get(WebhookSubscriptionsRepository).insertBounded(one, 20);
+    outcome = await get(WebhookSubscriptionsRepository).insertBounded(
+      one,
+      20,
+      RequestScope.background,
+    );
   });
   if (outcome?.kind !== expected)
     throw new Error(`insertBounded: ${outcome?.kind}, ${expected} expected`);
@@ -60,30 +65,39 @@ export const webhookSubscriptionsSql: SqlFeature = {
     },
     {
       title: 'WebhookSubscriptionsRepository.list: all of the owner’s subscriptions, oldest first',
-      run: ({ get, capture }) => capture(() => get(WebhookSubscriptionsRepository).list(OWNER)),
+      run: ({ get, capture }) =>
+        capture(() => get(WebhookSubscriptionsRepository).list(OWNER, {}, RequestScope.background)),
     },
     {
       title:
         'WebhookSubscriptionsRepository.list: the first page; its size is written into the SQL',
       inlined: { take: PAGE },
       run: ({ get, capture }) =>
-        capture(() => get(WebhookSubscriptionsRepository).list(OWNER, { take: PAGE })),
+        capture(() =>
+          get(WebhookSubscriptionsRepository).list(OWNER, { take: PAGE }, RequestScope.background),
+        ),
     },
     {
       title: 'WebhookSubscriptionsRepository.list: the page after a position (keyset paging)',
       inlined: { take: PAGE },
       run: ({ get, capture }) =>
         capture(() =>
-          get(WebhookSubscriptionsRepository).list(OWNER, {
-            take: PAGE,
-            after: { createdAt: FIRST.createdAt, id: FIRST.id },
-          }),
+          get(WebhookSubscriptionsRepository).list(
+            OWNER,
+            {
+              take: PAGE,
+              after: { createdAt: FIRST.createdAt, id: FIRST.id },
+            },
+            RequestScope.background,
+          ),
         ),
     },
     {
       title: 'WebhookSubscriptionsRepository.findOwned: one of the owner’s subscriptions',
       run: ({ get, capture }) =>
-        capture(() => get(WebhookSubscriptionsRepository).findOwned(OWNER, FIRST.id)),
+        capture(() =>
+          get(WebhookSubscriptionsRepository).findOwned(OWNER, FIRST.id, RequestScope.background),
+        ),
     },
     {
       title:
@@ -102,6 +116,7 @@ export const webhookSubscriptionsSql: SqlFeature = {
             FIRST.id,
             `whsec_${'r'.repeat(43)}`,
             Date.now() + 86_400_000,
+            RequestScope.background,
           ),
         ),
     },
@@ -114,7 +129,9 @@ export const webhookSubscriptionsSql: SqlFeature = {
       title:
         'WebhookSubscriptionsRepository.delete: the owner’s subscription (its deliveries cascade)',
       run: ({ get, capture }) =>
-        capture(() => get(WebhookSubscriptionsRepository).delete(OWNER, FIRST.id)),
+        capture(() =>
+          get(WebhookSubscriptionsRepository).delete(OWNER, FIRST.id, RequestScope.background),
+        ),
     },
   ],
 };

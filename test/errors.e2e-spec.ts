@@ -124,16 +124,21 @@ describe('database outages', () => {
 
     it("shares the pool as the client address's work during the token lookup, then as the owner's", async () => {
       const { app } = await appBehindProxy();
-      const plants = plantsClient(app, `Bearer ${await app.tokenFor('party')}`);
+      const auth = `Bearer ${await app.tokenFor('party')}`;
+      const plants = plantsClient(app, auth);
       const entered = vi.spyOn(FairPoolGate.prototype, 'enter');
       try {
         expect((await plants.create({ id: 1, name: 'Fern' })).status).toBe(200);
         expect((await plants.list()).status).toBe(200);
+        // A webhook route's reads (Transactions.read) too.
+        expect((await app.http().get('/webhooks').set('Authorization', auth)).status).toBe(200);
         // The webhook worker's polls, `background`, may come in between.
         const parties = entered.mock.calls
           .map(([party]) => party)
           .filter((party) => party !== 'background');
         expect(parties).toEqual([
+          'address:127.0.0.1',
+          'owner:party',
           'address:127.0.0.1',
           'owner:party',
           'address:127.0.0.1',
@@ -159,6 +164,14 @@ describe('database outages', () => {
       expect(Date.now() - started).toBeGreaterThanOrEqual(900);
       expect(Date.now() - started).toBeLessThan(15_000);
       expect((await plants.list()).body).toEqual([{ name: 'Fern' }]);
+      // A webhook route's work keeps the deadline too.
+      const subscriptions = proxy.stallWhenSent('FROM "webhook_subscriptions"');
+      const listedAt = Date.now();
+      const webhooks = await app.http().get('/webhooks').set('Authorization', plants.auth);
+      expectError(webhooks, 503, /database/);
+      expect(subscriptions.seen).toBe(1);
+      expect(Date.now() - listedAt).toBeGreaterThanOrEqual(900);
+      expect(Date.now() - listedAt).toBeLessThan(15_000);
     });
 
     it('a connection lost mid-statement: a read and a create run again on another, a delete does not', async () => {

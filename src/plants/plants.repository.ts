@@ -139,23 +139,16 @@ export class PlantsRepository {
     );
     return {
       sql: statement.sql,
-      run: async (manager, values, scope) => {
-        const [row] = await statement.rows<{ created: number; followed: number }>(
-          manager,
-          values,
-          scope,
-        );
+      run: async (...call) => {
+        const [row] = await statement.rows<{ created: number; followed: number }>(...call);
         return row.created > 0 ? row.followed : undefined;
       },
     };
   }
 
   async findOne(owner: string, id: bigint, scope: RequestScope): Promise<StoredPlant | undefined> {
-    const [plant] = await this.findOneById.rows<StoredPlant>(
-      this.plants.manager,
-      { owner, id },
-      scope,
-    );
+    const values = { owner, id };
+    const [plant] = await this.findOneById.rows<StoredPlant>(this.plants.manager, values, scope);
     return plant;
   }
 

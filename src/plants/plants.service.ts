@@ -45,11 +45,7 @@ interface CreateWrite {
 }
 
 /** A delete's write. */
-interface DeleteWrite {
-  owner: string;
-  id: bigint;
-  scope: RequestScope;
-}
+type DeleteWrite = Pick<CreateWrite, 'owner' | 'scope'> & { id: bigint };
 
 const notFound = (id: bigint) => new NotFoundException(`no plant with id ${id}`);
 

@@ -76,15 +76,17 @@ process.once('exit', () => {
 /**
  * NODE_COMPILE_CACHE for the service, filled by scripts/warm-compile-cache.mjs
  * as the image build fills the container's, so that start-up is measured as
- * the container starts. Nothing on a Node without a compile cache (Node 20),
- * nor for the yardsticks, which have no image.
+ * the container starts; also for another build's bundle (--versus-build), so
+ * that both sides of that comparison start alike. Nothing on a Node without a
+ * compile cache (Node 20), nor for the yardsticks, which have no image.
  */
 function compileCacheOf(
   script: string,
   env: Record<string, string>,
   nodeArgs: string[],
 ): Record<string, string> {
-  if (resolve(script) !== resolve(SERVICE_ENTRY) || !COMPILE_CACHE_SUPPORTED) return {};
+  const serviceBundle = resolve(script).endsWith(`/${SERVICE_ENTRY}`);
+  if (!serviceBundle || !COMPILE_CACHE_SUPPORTED) return {};
   const args = [...RUNTIME_NODE_ARGS, ...nodeArgs, script];
   const key = args.join(' ');
   let dir = compileCaches.get(key);

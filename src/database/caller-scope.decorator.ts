@@ -1,6 +1,6 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { RequestScope } from './request-scope.js';
+import type { RequestScope } from './request-scope.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -12,9 +12,13 @@ declare module 'fastify' {
 /**
  * The scope of the request's database work (request-scope.ts): its deadline,
  * and its owner's share of the pool. A handler passes it to the service
- * methods that work on the caller's behalf.
+ * methods that work on the caller's behalf. Only an authenticated request
+ * has one: on a public route it is a programming error, not background work.
  */
 export const CallerScope = createParamDecorator(
-  (_: unknown, context: ExecutionContext): RequestScope =>
-    context.switchToHttp().getRequest<FastifyRequest>().databaseScope ?? RequestScope.background,
+  (_: unknown, context: ExecutionContext): RequestScope => {
+    const scope = context.switchToHttp().getRequest<FastifyRequest>().databaseScope;
+    if (!scope) throw new Error('@CallerScope() on a request without a database scope');
+    return scope;
+  },
 );

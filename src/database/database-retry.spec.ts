@@ -37,29 +37,41 @@ function failing(...errors: Error[]) {
 describe('retryOnce', () => {
   it('runs repeatable work again after any outage, once', async () => {
     const work = failing(lostMidStatement());
-    await expect(retryOnce('repeatable', work)).resolves.toBe('done');
+    await expect(retryOnce('repeatable', work, RequestScope.background)).resolves.toBe('done');
     expect(work.runs).toBe(2);
     const twice = failing(lostMidStatement(), lostMidStatement());
-    await expect(retryOnce('repeatable', twice)).rejects.toBeInstanceOf(QueryFailedError);
+    await expect(retryOnce('repeatable', twice, RequestScope.background)).rejects.toBeInstanceOf(
+      QueryFailedError,
+    );
     expect(twice.runs).toBe(2);
   });
 
   it('runs other work again only when nothing of it ran', async () => {
     const refused = failing(readOnly());
-    await expect(retryOnce('if-nothing-ran', refused)).resolves.toBe('done');
+    await expect(retryOnce('if-nothing-ran', refused, RequestScope.background)).resolves.toBe(
+      'done',
+    );
     const unconnected = failing(new NoConnectionError('no host'));
-    await expect(retryOnce('if-nothing-ran', unconnected)).resolves.toBe('done');
+    await expect(retryOnce('if-nothing-ran', unconnected, RequestScope.background)).resolves.toBe(
+      'done',
+    );
     const unknown = failing(lostMidStatement());
-    await expect(retryOnce('if-nothing-ran', unknown)).rejects.toBeInstanceOf(QueryFailedError);
+    await expect(
+      retryOnce('if-nothing-ran', unknown, RequestScope.background),
+    ).rejects.toBeInstanceOf(QueryFailedError);
     expect(unknown.runs).toBe(1);
   });
 
   it('never runs again what is not an outage, nor past the deadline', async () => {
     const bug = failing(new TypeError('a bug'));
-    await expect(retryOnce('repeatable', bug)).rejects.toBeInstanceOf(TypeError);
+    await expect(retryOnce('repeatable', bug, RequestScope.background)).rejects.toBeInstanceOf(
+      TypeError,
+    );
     expect(bug.runs).toBe(1);
     const late = failing(new DeadlineExceededError());
-    await expect(retryOnce('repeatable', late)).rejects.toBeInstanceOf(DeadlineExceededError);
+    await expect(retryOnce('repeatable', late, RequestScope.background)).rejects.toBeInstanceOf(
+      DeadlineExceededError,
+    );
     expect(late.runs).toBe(1);
     // Whatever the clock says: the deadline's read timeout can fire a moment before it.
     const timedOut = failing(new QueryFailedError('SELECT …', [], new DeadlineInStatementError()));
@@ -81,7 +93,7 @@ describe('retryOnce', () => {
       Object.assign(new Error('busy'), { code: 'SQLITE_BUSY' }),
     );
     const work = failing(busy);
-    await expect(retryOnce('repeatable', work)).rejects.toBe(busy);
+    await expect(retryOnce('repeatable', work, RequestScope.background)).rejects.toBe(busy);
     expect(work.runs).toBe(1);
   });
 });

@@ -1,5 +1,5 @@
 import { deadlinePassed, isDatabaseUnavailable, nothingRan } from './database-errors.js';
-import { RequestScope } from './request-scope.js';
+import type { RequestScope } from './request-scope.js';
 
 /**
  * When a failed piece of database work may be run again:
@@ -31,7 +31,7 @@ function worthRetrying(policy: RetryPolicy, error: unknown, scope: RequestScope)
 export async function retryOnce<T>(
   policy: RetryPolicy,
   work: () => Promise<T>,
-  scope = RequestScope.background,
+  scope: RequestScope,
 ): Promise<T> {
   try {
     return await work();

@@ -6,6 +6,8 @@ import { RetriedOnce } from './retried-once.decorator.js';
 const lostMidStatement = () =>
   new QueryFailedError('DELETE …', [], new Error('Connection terminated unexpectedly'));
 
+const BACKGROUND = RequestScope.background;
+
 /** A service whose database work fails with each of `failures` in turn, then answers. */
 class Service {
   runs = 0;
@@ -13,12 +15,17 @@ class Service {
   constructor(private readonly failures: Error[]) {}
 
   @RetriedOnce('repeatable')
-  async read(owner: string, _scope?: RequestScope): Promise<string> {
+  async read(owner: string, _scope: RequestScope): Promise<string> {
     return this.work(owner);
   }
 
   @RetriedOnce('if-nothing-ran')
-  async remove(owner: string): Promise<string> {
+  async remove(owner: string, _scope: RequestScope): Promise<string> {
+    return this.work(owner);
+  }
+
+  @RetriedOnce('repeatable')
+  async unscoped(owner: string): Promise<string> {
     return this.work(owner);
   }
 
@@ -33,19 +40,19 @@ class Service {
 describe('RetriedOnce', () => {
   it('runs a repeatable method again after an outage, with its instance and arguments', async () => {
     const service = new Service([lostMidStatement()]);
-    await expect(service.read('alice')).resolves.toBe('done for alice');
+    await expect(service.read('alice', BACKGROUND)).resolves.toBe('done for alice');
     expect(service.runs).toBe(2);
   });
 
   it('does not repeat a write whose statement may have run', async () => {
     const service = new Service([lostMidStatement()]);
-    await expect(service.remove('alice')).rejects.toBeInstanceOf(QueryFailedError);
+    await expect(service.remove('alice', BACKGROUND)).rejects.toBeInstanceOf(QueryFailedError);
     expect(service.runs).toBe(1);
   });
 
   it('passes on what is not an outage at once', async () => {
     const service = new Service([new TypeError('a bug')]);
-    await expect(service.read('alice')).rejects.toBeInstanceOf(TypeError);
+    await expect(service.read('alice', BACKGROUND)).rejects.toBeInstanceOf(TypeError);
     expect(service.runs).toBe(1);
   });
 
@@ -60,5 +67,11 @@ describe('RetriedOnce', () => {
       QueryFailedError,
     );
     expect(spent.runs).toBe(1);
+  });
+
+  it('refuses a method called without a RequestScope, rather than run it without a deadline', async () => {
+    const service = new Service([]);
+    await expect(service.unscoped('alice')).rejects.toThrow('takes the RequestScope');
+    expect(service.runs).toBe(0);
   });
 });

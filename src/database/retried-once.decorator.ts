@@ -14,14 +14,19 @@ import { RequestScope } from './request-scope.js';
  * and an AsyncResource per request) costs every request of every route
  * (BENCHMARKS.md, "Where a list's time goes"). A method without it is not
  * repeated: its request answers 503 on an unavailable database. The
- * deadline is that of the method's RequestScope argument, the one every
- * method on a request's behalf takes (request-scope.ts).
+ * deadline is that of the method's RequestScope argument (request-scope.ts),
+ * which it must take: called without one it refuses, rather than run the
+ * work, and its retry, without a deadline.
  */
 export function RetriedOnce(policy: RetryPolicy): MethodDecorator {
   return (_target, _key, descriptor) => {
     const work = descriptor.value as unknown as (...args: unknown[]) => Promise<unknown>;
     const retried = function (this: unknown, ...args: unknown[]): Promise<unknown> {
       const scope = args.find((arg) => arg instanceof RequestScope);
+      if (!scope) {
+        const misuse = 'a @RetriedOnce method takes the RequestScope of the work it does';
+        return Promise.reject(new TypeError(misuse));
+      }
       return retryOnce(policy, () => work.apply(this, args), scope);
     };
     descriptor.value = retried as typeof descriptor.value;

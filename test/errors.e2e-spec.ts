@@ -123,27 +123,40 @@ describe('database outages', () => {
     });
 
     it("shares the pool as the client address's work during the token lookup, then as the owner's", async () => {
-      const { app } = await appBehindProxy();
+      // A subscription to a loopback receiver, which nothing here sends to (no create follows it).
+      const { app } = await appBehindProxy({
+        WEBHOOK_ALLOW_HTTP: 'true',
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      });
       const auth = `Bearer ${await app.tokenFor('party')}`;
       const plants = plantsClient(app, auth);
       const entered = vi.spyOn(FairPoolGate.prototype, 'enter');
       try {
         expect((await plants.create({ id: 1, name: 'Fern' })).status).toBe(200);
         expect((await plants.list()).status).toBe(200);
-        // A webhook route's reads (Transactions.read) too.
+        expect((await plants.get(1)).status).toBe(200);
+        expect((await plants.remove(1)).status).toBe(204);
+        // The webhook routes too: Transactions.run, read and write.
+        const created = await app
+          .http()
+          .post('/webhooks')
+          .set('Authorization', auth)
+          .send({ url: 'http://127.0.0.1:9/hook' });
+        expect(created.status).toBe(201);
         expect((await app.http().get('/webhooks').set('Authorization', auth)).status).toBe(200);
+        const deleted = await app
+          .http()
+          .delete(`/webhooks/${(created.body as { id: string }).id}`)
+          .set('Authorization', auth);
+        expect(deleted.status).toBe(204);
         // The webhook worker's polls, `background`, may come in between.
         const parties = entered.mock.calls
           .map(([party]) => party)
           .filter((party) => party !== 'background');
-        expect(parties).toEqual([
-          'address:127.0.0.1',
-          'owner:party',
-          'address:127.0.0.1',
-          'owner:party',
-          'address:127.0.0.1',
-          'owner:party',
-        ]);
+        // Each request: its token lookup as its address's, then its work as its owner's.
+        expect(parties).toEqual(
+          Array.from({ length: 7 }, () => ['address:127.0.0.1', 'owner:party']).flat(),
+        );
       } finally {
         entered.mockRestore();
       }

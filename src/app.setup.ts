@@ -48,7 +48,9 @@ export interface CreatedApp {
  *  3. onRequest: X-Request-Id echoed (and Connection: close once shutting
  *     down), security headers, CORS (when configured), then authentication
  *     (RequestAuthenticator: failure budget, bearer token) unless the route is
- *     public: a 401 or 429 leaves before the body is read, and so does the
+ *     public, in the request's database scope (request-scope.ts), made on
+ *     arrival and given its owner: a 401 or 429 leaves before the body is
+ *     read, and so does the
  *     404 of a request for no route that authenticates no one; the owner's
  *     requests in flight are counted (OwnerRequests: a 429 past the bound); then a body
  *     in a Content-Encoding other than identity, or JSON in a charset other than UTF-8, is a 415.

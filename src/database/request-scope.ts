@@ -13,8 +13,9 @@
  * (`@CallerScope()`) through the service and the repository to the statement
  * (CompiledQuery, Transactions), and from there to the pool by `handOver`.
  * It is not kept in an AsyncLocalStorage: on Node 20 entering one hooks every
- * promise of the process from then on, which cost a sixth to a quarter of a
- * PostgreSQL request's CPU time (BENCHMARKS.md, "Where a list's time goes").
+ * promise of the process from then on, which cost a tenth to a quarter of a
+ * PostgreSQL request's CPU time (DECISIONS.md, "A request's scope is an
+ * argument").
  */
 export class RequestScope {
   /** Work outside any request. */
@@ -71,9 +72,10 @@ let handedOver: RequestScope | undefined;
  * returns, and lets the pool's `connect` take `scope` (`handedOverScope`).
  * TypeORM's `QueryRunner.query()` and `connect()` reach the pool's `connect`
  * synchronously (PostgresQueryRunner.connect, PostgresDriver.
- * obtainMasterConnection; pinned in failover-pool.spec.ts): that is how the
- * scope passes TypeORM, whose API has no place for it. What `start` does
- * after its first await runs without it.
+ * obtainMasterConnection; pinned by the party and deadline tests of
+ * test/errors.e2e-spec.ts): that is how the scope passes TypeORM, whose API
+ * has no place for it. What `start` does after its first await runs without
+ * it.
  */
 export function handOver<T>(scope: RequestScope, start: () => T): T {
   const previous = handedOver;

@@ -200,11 +200,21 @@ describe.each(databaseKinds())("each owner's requests in flight, on %s", (kind) 
           'content-type: application/json\r\ncontent-length: 100\r\n\r\n{"id": 1,',
       ),
     );
-    // Both authenticated and counted, waiting for the rest of their bodies.
-    await eventually(async () => (await getOne()).status === 429, 'the creates were not counted');
+    // Both authenticated and counted, waiting for the rest of their bodies. Each wait is
+    // shorter than the test's own timeout, so that a failure names the step and what it saw.
+    let seen = 0;
+    await eventually(
+      async () => (seen = (await getOne()).status) === 429,
+      () => `the creates were not counted (the last GET answered ${seen})`,
+      12_000,
+    );
     creates.forEach((socket) => socket.destroy());
     expect(
-      await statusOnceFree(getOne, 'the places of the creates cut off mid-body are still taken'),
+      await statusOnceFree(
+        getOne,
+        'the places of the creates cut off mid-body are still taken',
+        12_000,
+      ),
     ).toBe(404);
   });
 });

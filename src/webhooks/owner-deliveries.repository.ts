@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { LessThan, MoreThanOrEqual, Not, type Repository } from 'typeorm';
+import { LessThan, MoreThanOrEqual, Not } from 'typeorm';
 import type { RequestScope } from '../database/request-scope.js';
 import { Transactions } from '../database/transactions.js';
 import type { PagePosition } from './dto/page.query.js';
@@ -25,10 +24,7 @@ const AGAIN = (now: number) => ({
 /** An owner's view of a subscription's deliveries: the list, a redelivery, a recovery. */
 @Injectable()
 export class OwnerDeliveriesRepository {
-  constructor(
-    @InjectRepository(WebhookDelivery) private readonly deliveries: Repository<WebhookDelivery>,
-    private readonly transactions: Transactions,
-  ) {}
+  constructor(private readonly transactions: Transactions) {}
 
   /** The subscription's latest deliveries, newest first (id breaks ties), before `before` when given (keyset paging). */
   latestOf(

@@ -1,5 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OwnerRequests } from '../src/auth/owner-requests.js';
 import { TokensService } from '../src/auth/tokens.service.js';
 import { PlantsService } from '../src/plants/plants.service.js';
 import { eventually } from './support/eventually.js';
@@ -194,21 +195,41 @@ describe.each(databaseKinds())("each owner's requests in flight, on %s", (kind) 
   it('gives back the place of a create whose client hung up half-way through its body', async () => {
     const caller = await t.current.newCaller();
     const getOne = () => t.current.http().get('/plants/1').set('Authorization', caller.auth);
-    const creates = Array.from({ length: BOUND }, () =>
-      openRequest(
+    // The creates' admissions, seen where they happen: a GET sent to learn whether they were
+    // counted would race them, and, counted between the two, take the second one's place.
+    const ownerRequests = t.current.app.get(OwnerRequests);
+    const admit = ownerRequests.admit;
+    let admitted = 0;
+    ownerRequests.admit = (...args) => {
+      const refusal = admit.apply(ownerRequests, args);
+      if (refusal === undefined && args[0] === caller.owner) admitted += 1;
+      return refusal;
+    };
+    const creates = Array.from({ length: BOUND }, () => {
+      const create = { answer: '', socket: undefined as unknown as Socket };
+      create.socket = openRequest(
         `POST /plants HTTP/1.1\r\nhost: x\r\nauthorization: ${caller.auth}\r\n` +
           'content-type: application/json\r\ncontent-length: 100\r\n\r\n{"id": 1,',
-      ),
-    );
-    // Both authenticated and counted, waiting for the rest of their bodies. Each wait is
-    // shorter than the test's own timeout, so that a failure names the step and what it saw.
-    let seen = 0;
-    await eventually(
-      async () => (seen = (await getOne()).status) === 429,
-      () => `the creates were not counted (the last GET answered ${seen})`,
-      12_000,
-    );
-    creates.forEach((socket) => socket.destroy());
+      );
+      create.socket.on('data', (chunk: Buffer) => (create.answer += chunk.toString('latin1')));
+      return create;
+    });
+    try {
+      // Both authenticated and counted, waiting for the rest of their bodies, unanswered. The
+      // wait is shorter than the test's own timeout, so that a failure says what it saw.
+      await eventually(
+        () => admitted === BOUND,
+        () =>
+          `${admitted} of the creates were counted; they were answered ` +
+          creates.map(({ answer }) => JSON.stringify(answer.slice(0, 300))).join(' and '),
+        12_000,
+      );
+    } finally {
+      ownerRequests.admit = admit;
+    }
+    expect(creates.map(({ answer }) => answer)).toEqual(['', '']);
+    expectError(await getOne(), 429, /too many requests in flight for this owner/);
+    creates.forEach(({ socket }) => socket.destroy());
     expect(
       await statusOnceFree(
         getOne,

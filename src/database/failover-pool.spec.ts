@@ -1,4 +1,4 @@
-import { createServer, type Server, type Socket } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DeadlineInStatementError, NoConnectionError } from './database-errors.js';
@@ -245,6 +245,44 @@ describe.skipIf(!adminUrl)('FailoverPool on PostgreSQL (needs PostgreSQL)', () =
       } finally {
         for (const socket of sockets) socket.destroy();
         await new Promise<void>((resolve) => silent.close(() => resolve()));
+      }
+    });
+
+    it('keeps the gate place of a checkout given up at its deadline until its connection has come', async () => {
+      // A host that makes each connection wait until the test lets it through to PostgreSQL.
+      let letThrough = (): void => {};
+      const through = new Promise<void>((resolve) => (letThrough = resolve));
+      const real = new URL(url);
+      const sockets = new Set<Socket>();
+      const { server: slow, port } = await loopbackHost((socket) => {
+        sockets.add(socket);
+        void through.then(() => {
+          const upstream = connect(Number(real.port || 5432), real.hostname);
+          sockets.add(upstream);
+          socket.pipe(upstream).pipe(socket);
+        });
+      });
+      try {
+        const pool = poolFor(`postgres://${real.username}@127.0.0.1:${port}${real.pathname}`, {
+          max: 1,
+          fairShare: true,
+          connectionTimeoutMillis: 60_000,
+        });
+        await expect(
+          withDeadline(Date.now() + 200, () => pool.connect(), 'alice'),
+        ).rejects.toMatchObject({ name: 'DeadlineExceededError' });
+        // Alice's connection is still being made: bob waits for it at the gate, where a
+        // freed connection goes to the party holding the fewest, not in pg-pool's queue.
+        const bob = withDeadline(Date.now() + 30_000, () => pool.connect(), 'bob');
+        await nextMacrotask();
+        expect(pool.waitingCount).toBe(0);
+        letThrough();
+        const client = await bob;
+        await client.query('SELECT 1');
+        client.release();
+      } finally {
+        for (const socket of sockets) socket.destroy();
+        await new Promise<void>((resolve) => slow.close(() => resolve()));
       }
     });
 

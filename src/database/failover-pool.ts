@@ -72,15 +72,23 @@ export class FailoverPool extends pg.Pool {
     return undefined;
   }
 
-  /** A connection once the owner's turn comes; its release gives the turn back. */
+  /**
+   * A connection once the owner's turn comes; its release gives the turn
+   * back. A checkout given up at the deadline while pg-pool was still making
+   * its connection keeps its place until that connection has come (and been
+   * given back) or failed: else the gate would admit more than the pool holds,
+   * and pg-pool's own first-come queue would form behind it.
+   */
   private async acquireFairly(gate: FairPoolGate, scope: RequestScope): Promise<pg.PoolClient> {
     const timeoutMs = this.options.connectionTimeoutMillis || 5000;
     const leave = await gate.enter(scope.party, timeoutMs, scope.remainingMs());
+    const abandoned: Abandoned = {};
     let client: pg.PoolClient;
     try {
-      client = await this.acquire(scope);
+      client = await this.acquire(scope, abandoned);
     } catch (error) {
-      leave();
+      if (abandoned.connect) void abandoned.connect.then(leave);
+      else leave();
       throw error;
     }
     // pg-pool gives each checkout a release function of its own.
@@ -93,14 +101,14 @@ export class FailoverPool extends pg.Pool {
   }
 
   /** A connection whose statements get what `scope`'s deadline leaves. */
-  private async acquire(scope: RequestScope): Promise<pg.PoolClient> {
+  private async acquire(scope: RequestScope, abandoned?: Abandoned): Promise<pg.PoolClient> {
     let failure: unknown;
     // A stale client leaves the pool as it is found: at most `max` of them.
     let stale = 0;
     for (let attempt = 0; attempt < this.attempts;) {
       let client: pg.PoolClient;
       try {
-        client = await this.checkout(scope);
+        client = await this.checkout(scope, abandoned);
       } catch (error) {
         if (!worthAnotherTry(error)) throw error;
         failure = error;
@@ -122,8 +130,8 @@ export class FailoverPool extends pg.Pool {
     });
   }
 
-  /** pg-pool's checkout, given up when the request's deadline passes. */
-  private checkout(scope: RequestScope): Promise<pg.PoolClient> {
+  /** pg-pool's checkout, given up when the request's deadline passes (then said in `abandoned`). */
+  private checkout(scope: RequestScope, abandoned?: Abandoned): Promise<pg.PoolClient> {
     const remaining = scope.remainingMs();
     if (remaining !== undefined && remaining <= 0) {
       return Promise.reject(new DeadlineExceededError());
@@ -135,10 +143,11 @@ export class FailoverPool extends pg.Pool {
       const timer = setTimeout(() => {
         reject(new DeadlineExceededError());
         // Given back whenever it comes: the request no longer waits for it.
-        pending.then(
+        const connect = pending.then(
           (client) => client.release(),
           () => undefined,
         );
+        if (abandoned) abandoned.connect = connect;
       }, remaining);
       pending.then(
         (client) => {
@@ -152,6 +161,11 @@ export class FailoverPool extends pg.Pool {
       );
     });
   }
+}
+
+/** A checkout given up at its deadline: `connect` settles once pg-pool's checkout has. */
+interface Abandoned {
+  connect?: Promise<void>;
 }
 
 /**

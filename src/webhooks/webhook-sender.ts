@@ -61,7 +61,7 @@ export class WebhookSender {
     const signal = stop ? AbortSignal.any([timeout, stop]) : timeout;
     try {
       const url = new URL(event.url);
-      const address = await this.checkedAddress(url);
+      const address = await this.checkedAddress(url, signal);
       const timestamp = Math.floor(Date.now() / 1000);
       const response = await this.post(url, address, event, timestamp, signal);
       return response;
@@ -74,14 +74,16 @@ export class WebhookSender {
     }
   }
 
-  private async checkedAddress(url: URL): Promise<ResolvedAddress> {
+  private async checkedAddress(url: URL, signal: AbortSignal): Promise<ResolvedAddress> {
     if (url.protocol !== 'https:' && !(url.protocol === 'http:' && this.options.allowHttp)) {
       throw new RefusedTarget(`${url.protocol} URLs are not allowed`);
     }
     const host = hostOf(url);
     const family = isIP(host);
     const addresses =
-      family !== 0 ? [{ address: host, family }] : await this.resolver.resolve(host);
+      family !== 0
+        ? [{ address: host, family }]
+        : await untilAborted(this.resolver.resolve(host), signal);
     if (addresses.length === 0) throw new RefusedTarget(`${host} does not resolve`);
     if (!this.options.allowPrivateTargets) {
       // Never the address itself: the delivery list would show the owner where
@@ -137,6 +139,29 @@ export class WebhookSender {
       request.end(event.body);
     });
   }
+}
+
+/**
+ * `work`'s outcome, or `signal`'s reason as soon as it aborts: the attempt's
+ * timeout covers the host's resolution too. getaddrinfo itself cannot be
+ * stopped; it finishes in libuv's thread pool and its answer is dropped.
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise((resolve, reject) => {
+    const aborted = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', aborted, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', aborted);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', aborted);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
 }
 
 function readExcerpt(response: IncomingMessage): Promise<ReceiverAnswer> {

@@ -256,8 +256,10 @@ describe.skipIf(!adminUrl)('FailoverPool on PostgreSQL (needs PostgreSQL)', () =
       const sockets = new Set<Socket>();
       const { server: slow, port } = await loopbackHost((socket) => {
         sockets.add(socket);
+        socket.on('error', () => undefined);
         void through.then(() => {
           const upstream = connect(Number(real.port || 5432), real.hostname);
+          upstream.on('error', () => undefined);
           sockets.add(upstream);
           socket.pipe(upstream).pipe(socket);
         });

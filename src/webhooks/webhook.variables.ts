@@ -23,7 +23,8 @@ export class WebhookVariables {
 
   @Variable(
     'Webhooks',
-    'How long a delivery attempt may take: its host name resolved, then the receiver connected to and answering (headers and body).',
+    'How long a delivery attempt may take: its host name resolved, then the receiver ' +
+      'connected to and answering (headers and body).',
   )
   @IntVariable(100, 120_000)
   WEBHOOK_TIMEOUT_MS = 10_000;

@@ -4,11 +4,11 @@ import { WebhookSender } from './webhook-sender.js';
 
 const event = { url: 'http://receiver.test/hook', secrets: ['s'], eventId: 'e1', body: '{}' };
 const options = { timeoutMs: 100, allowHttp: true, allowPrivateTargets: true };
+/** A resolver that never answers, as a DNS server that drops the query. */
+const silent = { resolve: () => new Promise<never>(() => undefined) } as HostResolver;
 
 describe('WebhookSender', () => {
   it("ends an attempt at its timeout while the host's name is still being resolved", async () => {
-    // A resolver that never answers, as a DNS server that drops the query.
-    const silent = { resolve: () => new Promise<never>(() => undefined) } as HostResolver;
     const started = Date.now();
     await expect(new WebhookSender(options, silent).send(event)).resolves.toEqual({
       error: 'no answer within 100 ms',
@@ -17,7 +17,6 @@ describe('WebhookSender', () => {
   });
 
   it('is stopped (shutdown) during the resolution', async () => {
-    const silent = { resolve: () => new Promise<never>(() => undefined) } as HostResolver;
     const stop = new AbortController();
     const sending = new WebhookSender({ ...options, timeoutMs: 60_000 }, silent).send(
       event,

@@ -60,7 +60,12 @@ export class CompiledQuery<Name extends string> {
     return new CompiledQuery(sql, order);
   }
 
-  /** The rows a SELECT (or a statement with RETURNING) gives. */
+  /**
+   * The rows a SELECT (or a statement with RETURNING) gives. Without a scope,
+   * the background's: work outside a request (request-scope.ts). A request
+   * passes its own; inside a transaction the scope is never read, the
+   * transaction's connection already has one.
+   */
   async rows<Row>(
     manager: EntityManager,
     values: Readonly<Record<Name, unknown>>,
@@ -69,7 +74,7 @@ export class CompiledQuery<Name extends string> {
     return (await this.run(manager, values, scope)).records as Row[];
   }
 
-  /** How many rows an INSERT, UPDATE or DELETE changed. */
+  /** How many rows an INSERT, UPDATE or DELETE changed; the scope as for `rows`. */
   async affected(
     manager: EntityManager,
     values: Readonly<Record<Name, unknown>>,

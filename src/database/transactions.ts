@@ -71,7 +71,11 @@ export class Transactions {
     return (item) => batch.add(item);
   }
 
-  /** Runs `work` in one transaction: every change it makes is committed, or none. */
+  /**
+   * Runs `work` in one transaction: every change it makes is committed, or
+   * none. Without a scope, in the background's: work outside a request
+   * (request-scope.ts); a request passes its own.
+   */
   run<T>(
     work: (manager: EntityManager) => Promise<T>,
     scope = RequestScope.background,

@@ -1,7 +1,6 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
-import { ThrottlerGuard } from '@nestjs/throttler';
 import { BearerAuthGuard } from './auth/bearer-auth.guard.js';
 import { AuthModule } from './auth/auth.module.js';
 import { HttpErrorFilter } from './errors/http-error.filter.js';
@@ -14,6 +13,7 @@ import { LifecycleModule } from './lifecycle/lifecycle.module.js';
 import { LoggingModule } from './logging/logging.module.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { PlantsModule } from './plants/plants.module.js';
+import { RateLimitGuard } from './rate-limit/rate-limit.guard.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
 import { WebhookDispatchModule } from './webhooks/webhook-dispatch.module.js';
 import { WebhookStorageModule } from './webhooks/webhook-storage.module.js';
@@ -56,7 +56,7 @@ export class AppModule {
       providers: [
         { provide: APP_GUARD, useClass: BearerAuthGuard },
         // Not registered at all when off: a guard that only skips still runs on every request.
-        ...(rateLimited ? [{ provide: APP_GUARD, useClass: ThrottlerGuard }] : []),
+        ...(rateLimited ? [{ provide: APP_GUARD, useClass: RateLimitGuard }] : []),
         { provide: APP_PIPE, useClass: DtoValidationPipe },
         { provide: APP_FILTER, useClass: HttpErrorFilter },
       ],

@@ -56,7 +56,7 @@ export interface CreatedApp {
  *     in a Content-Encoding other than identity, or JSON in a charset other than UTF-8, is a 415.
  *  4. The JSON body parser (lossless: every digit of an int64 id survives).
  *  5. preHandler: a request whose client is gone is not handled (OwnerRequests).
- *  6. Nest (app.module.ts): BearerAuthGuard (takes step 3's verdict), ThrottlerGuard,
+ *  6. Nest (app.module.ts): BearerAuthGuard (takes step 3's verdict), RateLimitGuard,
  *     DtoValidationPipe, the controller (@RetriedOnce on its service); HttpErrorFilter
  *     for every error. Then onSend (OwnerRequests); onResponse: the log line, the histogram.
  *  7. The connection: closed in stages when the answer came before the body.

@@ -10,7 +10,7 @@ const REQUEST_ID: Record<string, HeaderObject> = {
   },
 };
 
-/** Set by @nestjs/throttler's ThrottlerGuard on every request it counts. */
+/** Set by @nestjs/throttler's ThrottlerGuard (RateLimitGuard) on every request it counts. */
 const RATE_LIMIT: Record<string, HeaderObject> = {
   'X-RateLimit-Limit': {
     description:

@@ -13,9 +13,10 @@ type Config = ConfigService<RateLimitVariables, true>;
 /**
  * Request quotas: a budget of requests per window for each token owner (each
  * client address when there is no owner), enforced by @nestjs/throttler's
- * ThrottlerGuard (registered in AppModule, after authentication). Counters
- * live in Redis when REDIS_URL is set, so that several instances share them;
- * in memory otherwise. Imported only when RATE_LIMIT_ENABLED is on.
+ * ThrottlerGuard (as RateLimitGuard, registered in AppModule, after
+ * authentication). Counters live in Redis when REDIS_URL is set, so that
+ * several instances share them; in memory otherwise. Imported only when
+ * RATE_LIMIT_ENABLED is on.
  */
 @Module({
   imports: [

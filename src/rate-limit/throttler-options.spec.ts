@@ -1,9 +1,9 @@
 import { HttpStatus } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
-import { SkipThrottle, Throttle, ThrottlerException, ThrottlerGuard } from '@nestjs/throttler';
-import { describe, expect, it } from 'vitest';
+import { SkipThrottle, Throttle, ThrottlerException } from '@nestjs/throttler';
+import { describe, expect, it, vi } from 'vitest';
 import { MemoryThrottlerStorage } from './memory-throttler.storage.js';
+import { RateLimitGuard } from './rate-limit.guard.js';
 import { throttlerOptions } from './throttler-options.js';
 
 class Routes {
@@ -32,7 +32,7 @@ function call(handler: () => void, caller: { owner?: string; ip?: string } = { o
 
 async function guardWith(storage = new MemoryThrottlerStorage()) {
   const options = throttlerOptions({ windowMs: 60_000, maxRequests: 2, storage });
-  const guard = new ThrottlerGuard(options, storage, new Reflector());
+  const guard = new RateLimitGuard(options, storage);
   await guard.onModuleInit();
   return guard;
 }
@@ -47,7 +47,7 @@ async function refusal(run: () => Promise<unknown>): Promise<unknown> {
   throw new Error('expected the request to be refused');
 }
 
-describe("the request quota on @nestjs/throttler's ThrottlerGuard", () => {
+describe("the request quota on @nestjs/throttler's ThrottlerGuard (RateLimitGuard)", () => {
   it('sets the budget, what is left of it and the seconds to the window end', async () => {
     const guard = await guardWith();
     const { context, headers } = call(Routes.prototype.plain);
@@ -103,5 +103,21 @@ describe("the request quota on @nestjs/throttler's ThrottlerGuard", () => {
     const { context, headers } = call(Routes.prototype.strict);
     expect(await refusal(() => guard.canActivate(context))).toBeInstanceOf(ThrottlerException);
     expect(headers['Retry-After']).toBe(60);
+  });
+
+  it("reads a route's metadata once, and keeps answering from it", async () => {
+    const guard = await guardWith();
+    const reads = vi.spyOn(Reflect, 'getMetadata');
+    try {
+      await guard.canActivate(call(Routes.prototype.strict).context);
+      const first = reads.mock.calls.length;
+      expect(first).toBeGreaterThan(0);
+      const { context, headers } = call(Routes.prototype.strict);
+      expect(await refusal(() => guard.canActivate(context))).toBeInstanceOf(ThrottlerException);
+      expect(headers['Retry-After']).toBe(60);
+      expect(reads.mock.calls.length).toBe(first);
+    } finally {
+      reads.mockRestore();
+    }
   });
 });

@@ -40,8 +40,9 @@ export class DatabaseVariables {
   @Variable(
     'Database',
     "A request's whole database work on PostgreSQL (the token lookup, waiting for a connection, " +
-      'every statement, a retry) ends by then, a 503 after it. Each statement gets what is left, ' +
-      'at most DB_STATEMENT_TIMEOUT_MS; a connection is waited for at most DB_CONNECT_TIMEOUT_MS.',
+      'every statement, a retry) ends by then, a 503 after it (its timers are rounded up, at most ' +
+      '3 % later, so that requests in flight share them). Each statement gets what is left, at ' +
+      'most DB_STATEMENT_TIMEOUT_MS; a connection is waited for at most DB_CONNECT_TIMEOUT_MS.',
   )
   @IntVariable(100, 600_000)
   DB_REQUEST_DEADLINE_MS = 10_000;

@@ -8,7 +8,7 @@ import {
   signalsFailover,
 } from './database-errors.js';
 import type { PostgresHost } from './postgres-url.js';
-import { handedOverScope, type RequestScope } from './request-scope.js';
+import { handedOverScope, type RequestScope, timerMs } from './request-scope.js';
 
 /**
  * Where new connections go, and which connections date from before the last
@@ -116,7 +116,11 @@ export class FailoverClient extends pg.Client {
       typeof args[0] === 'string'
     ) {
       const values = Array.isArray(args[1]) ? (args[1] as unknown[]) : undefined;
-      const timed = this.timedQuery(args[0], values, remaining);
+      const timed = this.timedQuery(
+        args[0],
+        values,
+        Math.min(timerMs(remaining), this.statementTimeoutMs),
+      );
       if (!callback) return timed;
       timed.then((result) => callback(undefined, result), callback);
       return undefined;

@@ -8,7 +8,7 @@ import {
 import { assertWritable, FailoverClient, PrimaryTracker } from './failover-client.js';
 import { FairPoolGate } from './fair-pool-gate.js';
 import type { PostgresHost } from './postgres-url.js';
-import { handedOverScope, handOver, type RequestScope } from './request-scope.js';
+import { handedOverScope, handOver, type RequestScope, timerMs } from './request-scope.js';
 
 const POOL_TIMEOUT = 'timeout exceeded when trying to connect';
 
@@ -148,7 +148,7 @@ export class FailoverPool extends pg.Pool {
           () => undefined,
         );
         if (abandoned) abandoned.connect = connect;
-      }, remaining);
+      }, timerMs(remaining));
       pending.then(
         (client) => {
           clearTimeout(timer);

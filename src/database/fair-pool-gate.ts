@@ -1,4 +1,5 @@
 import { DeadlineExceededError } from './database-errors.js';
+import { timerMs } from './request-scope.js';
 
 /**
  * No connection was free within DB_CONNECT_TIMEOUT_MS. Worded as pg-pool
@@ -72,7 +73,7 @@ export class FairPoolGate {
           this.forget(party, waiter);
           reject(deadlineFirst ? new DeadlineExceededError() : new PoolFullError(timeoutMs));
         },
-        Math.max(0, deadlineFirst ? deadlineMs : timeoutMs),
+        deadlineFirst ? timerMs(Math.max(0, deadlineMs)) : timeoutMs,
       );
       const queue = this.waiting.get(party);
       if (queue) queue.push(waiter);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { handedOverScope, handOver, ownerParty, RequestScope } from './request-scope.js';
+import { handedOverScope, handOver, ownerParty, RequestScope, timerMs } from './request-scope.js';
 
 describe('the request scope', () => {
   it("counts a request's deadline from its arrival, and keeps it once its owner is known", () => {
@@ -43,5 +43,14 @@ describe('the request scope', () => {
       }),
     ).toThrow('no connection');
     expect(handedOverScope()).toBe(RequestScope.background);
+  });
+
+  it('rounds a timer up by at most 3 %, so that nearby deadlines share a duration', () => {
+    for (const ms of [0, 1, 5.5, 63, 64, 100, 999, 1000, 9_990, 10_000, 86_400_000]) {
+      expect(timerMs(ms)).toBeGreaterThanOrEqual(ms);
+      expect(timerMs(ms)).toBeLessThanOrEqual(Math.max(Math.ceil(ms), ms * 1.032));
+    }
+    expect(new Set([9_990, 10_050, 10_200, 10_240].map(timerMs)).size).toBe(1);
+    expect(timerMs(40)).toBe(40);
   });
 });

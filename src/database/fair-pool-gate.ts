@@ -73,7 +73,7 @@ export class FairPoolGate {
           this.forget(party, waiter);
           reject(deadlineFirst ? new DeadlineExceededError() : new PoolFullError(timeoutMs));
         },
-        deadlineFirst ? timerMs(Math.max(0, deadlineMs)) : timeoutMs,
+        deadlineFirst ? Math.min(timerMs(Math.max(0, deadlineMs)), timeoutMs) : timeoutMs,
       );
       const queue = this.waiting.get(party);
       if (queue) queue.push(waiter);

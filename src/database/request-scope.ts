@@ -69,7 +69,7 @@ export class RequestScope {
  * timer of that duration and dropped with its last (a store into and a
  * delete from a dictionary, an insert into and a removal from a priority
  * queue): timers of what each request's deadline leaves, a few milliseconds
- * apart, made a list each, about 2 % of a PostgreSQL create's instructions.
+ * apart, made a list each, 1 to 2 % of a PostgreSQL create's instructions.
  * Rounded, the timers of requests in flight share a few lists
  * (BENCHMARKS.md, "Instructions per request").
  */

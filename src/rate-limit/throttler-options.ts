@@ -18,8 +18,9 @@ export interface QuotaSettings {
 
 /**
  * @nestjs/throttler's options for the request quota, used by the library's
- * own ThrottlerGuard (RateLimitGuard): one budget per token owner across all routes (per
- * client address, `request.ip` as TRUST_PROXY yields it, without an owner).
+ * own ThrottlerGuard (RateLimitGuard): one budget per token owner across all
+ * routes (per client address, `request.ip` as TRUST_PROXY yields it, without
+ * an owner).
  */
 export function throttlerOptions({
   windowMs,

@@ -13,8 +13,11 @@ export class PerRoute<T> {
   constructor(private readonly compute: (handler: () => unknown, classRef: Type) => T) {}
 
   get(context: ExecutionContext): T {
-    const classRef = context.getClass();
-    const handler = context.getHandler() as () => unknown;
+    return this.of(context.getHandler() as () => unknown, context.getClass());
+  }
+
+  /** The same, for a route named by its handler and class (where no context is at hand). */
+  of(handler: () => unknown, classRef: Type): T {
     let handlers = this.byClass.get(classRef);
     if (!handlers) this.byClass.set(classRef, (handlers = new WeakMap()));
     if (handlers.has(handler)) return handlers.get(handler) as T;

@@ -7,27 +7,28 @@ import {
   type ThrottlerModuleOptions,
   type ThrottlerStorage,
 } from '@nestjs/throttler';
+import { PerRoute } from '../http/per-route.js';
 
 /**
- * A Reflector that reads each key of each target once. Route metadata is
- * written by decorators when a class is defined and not changed afterwards,
- * so a read can be remembered; reflect-metadata walks a target's prototype
- * chain on every read of a key it lacks.
+ * A Reflector that reads each key of each route once (PerRoute): route
+ * metadata is written by decorators when a class is defined and not changed
+ * afterwards.
  */
 class RememberingReflector extends Reflector {
-  private readonly remembered = new WeakMap<object, Map<unknown, { value: unknown }>>();
+  private readonly reads = new PerRoute(() => new Map<unknown, { value: unknown }>());
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Reflector.get's own return type
-  override get(metadataKey: unknown, target: Type<unknown> | object): any {
-    let byKey = this.remembered.get(target);
-    if (byKey === undefined) {
-      byKey = new Map<unknown, { value: unknown }>();
-      this.remembered.set(target, byKey);
-    }
-    let read = byKey.get(metadataKey);
+  override getAllAndOverride(
+    metadataKey: unknown,
+    targets: Parameters<Reflector['get']>[1][],
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Reflector's own return type
+  ): any {
+    if (targets.length !== 2) return super.getAllAndOverride(metadataKey, targets);
+    const [handler, classRef] = targets as [() => unknown, Type];
+    const reads = this.reads.of(handler, classRef);
+    let read = reads.get(metadataKey);
     if (read === undefined) {
-      read = { value: super.get(metadataKey, target as Type<unknown>) };
-      byKey.set(metadataKey, read);
+      read = { value: super.getAllAndOverride(metadataKey, targets) };
+      reads.set(metadataKey, read);
     }
     return read.value;
   }
@@ -39,7 +40,7 @@ class RememberingReflector extends Reflector {
  * class on every request (`@Throttle`, `@SkipThrottle` and the rest), twelve
  * reflect-metadata reads that cost about 3 % of a create's instructions
  * (BENCHMARKS.md, "Instructions per request"). Through RememberingReflector
- * each is read once per route; canActivate stays the library's.
+ * each key is read once per route; canActivate stays the library's.
  */
 @Injectable()
 export class RateLimitGuard extends ThrottlerGuard {

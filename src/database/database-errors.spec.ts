@@ -5,6 +5,7 @@ import {
   DeadlineExceededError,
   DeadlineInStatementError,
   isDatabaseUnavailable,
+  isPostgresUniqueViolationOn,
   NoConnectionError,
   nothingRan,
   permanentFailure,
@@ -80,6 +81,15 @@ describe('database errors', () => {
     expect(isDatabaseUnavailable(fromQuery(serverError('23505')))).toBe(false);
     expect(isDatabaseUnavailable(fromQuery(serverError('42601')))).toBe(false);
     expect(isDatabaseUnavailable(new Error('something else'))).toBe(false);
+  });
+
+  it("a unique violation on a table is told from another table's and from other errors", () => {
+    const onPlants = Object.assign(serverError('23505'), { table: 'plants' });
+    expect(isPostgresUniqueViolationOn(fromQuery(onPlants), 'plants')).toBe(true);
+    expect(isPostgresUniqueViolationOn(onPlants, 'plants')).toBe(true);
+    expect(isPostgresUniqueViolationOn(fromQuery(onPlants), 'webhook_deliveries')).toBe(false);
+    const foreignKey = Object.assign(serverError('23503'), { table: 'plants' });
+    expect(isPostgresUniqueViolationOn(fromQuery(foreignKey), 'plants')).toBe(false);
   });
 
   it('an errno that looks like a SQLSTATE is no answer from the server', () => {

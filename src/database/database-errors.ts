@@ -21,6 +21,12 @@ export function isUniqueViolation(error: unknown): boolean {
   );
 }
 
+/** A primary-key or unique violation on PostgreSQL's `table` (its error names the table). */
+export function isPostgresUniqueViolationOn(error: unknown, table: string): boolean {
+  const driverError = driverErrorOf(error);
+  return codeOf(driverError) === '23505' && (driverError as { table?: unknown }).table === table;
+}
+
 /**
  * No connection could be had: none was made, or the one made was not fit to
  * use (a standby, a connection from before a failover). Nothing was sent, so

@@ -9,8 +9,9 @@ export interface CreatedPlant {
 
 /**
  * On PostgreSQL, the part of a one-statement create that stores what the
- * plant sets off: `sql` is the body of a CTE that reads the inserted plant's
- * owner from the CTE named when the part was asked for, `names` its
+ * plant sets off: `sql` is the command that follows the insert's CTE, reads
+ * the inserted plant's owner from the CTE named when the part was asked for,
+ * and changes as many rows as the plant set off events; `names` its
  * placeholders (named apart from the insert's), `values` fills them for one
  * plant.
  */

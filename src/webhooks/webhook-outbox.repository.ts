@@ -38,17 +38,16 @@ export class WebhookOutboxRepository {
 
   /**
    * On PostgreSQL, the part of a one-statement create that stores its
-   * deliveries (a data-modifying CTE's body): one pending delivery of
-   * `:eventPayload` per active subscription of the owners the CTE `created`
-   * returns, so none when the plant was not inserted. Its placeholders are
-   * named apart from the statement's others.
+   * deliveries (the command after the create's data-modifying CTE): one
+   * pending delivery of `:eventPayload` per active subscription of the owners
+   * the CTE `created` returns; its row count is how many. Its placeholders
+   * are named apart from the statement's others.
    */
   enqueueForCreatedSql(created: string): { sql: string; names: readonly EventSlot[] } {
     return {
       sql: `INSERT INTO webhook_deliveries (id, subscription_id, payload, state, attempts, next_attempt_at, created_at, trace_parent)
        SELECT ${EVENT_ID.postgres}, s.id, :eventPayload, 'pending', 0, :eventNow, :eventNow, :eventTraceParent
-       FROM webhook_subscriptions s JOIN "${created}" c ON s.owner = c.owner WHERE s.disabled_at IS NULL
-       RETURNING 1`,
+       FROM webhook_subscriptions s JOIN "${created}" c ON s.owner = c.owner WHERE s.disabled_at IS NULL`,
       names: ['eventPayload', 'eventNow', 'eventTraceParent'],
     };
   }

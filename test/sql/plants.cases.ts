@@ -44,8 +44,9 @@ export const plantsSql: SqlFeature = {
     },
     {
       title:
-        'PlantsRepository.insertThen: a create as one statement, the insert and a follow-up (the ' +
-        'outbox’s part, PlantCreatedOutbox.statementPart) in data-modifying CTEs (PostgreSQL only)',
+        'PlantsRepository.insertThen: a create as one statement, the insert as a data-modifying CTE ' +
+        'and a follow-up (the outbox’s part, PlantCreatedOutbox.statementPart) reading it; a taken ' +
+        '(owner, id) fails the statement, writing nothing (PostgreSQL only)',
       run: (context) => createAsOneStatement(context, OWNER, 3n),
     },
     {

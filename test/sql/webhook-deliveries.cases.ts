@@ -93,7 +93,7 @@ export const webhookDeliveriesSql: SqlFeature = {
     {
       title:
         'PlantCreatedOutbox.statementPart → WebhookOutboxRepository.enqueueForCreatedSql: the ' +
-        'deliveries as the CTE "followed" of the one-statement create (PostgreSQL only)',
+        'deliveries as the command that follows the one-statement create’s CTE (PostgreSQL only)',
       run: async (context) => {
         await createAsOneStatement(context, 'sql-deliveries-none', 2n);
       },

@@ -13,44 +13,33 @@
 INSERT INTO "plants" AS "Plant"("owner", "id", "name", "tag")
 VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING;
 
--- PlantsRepository.insertThen: a create as one statement, the insert and a follow-up (the outbox’s part, PlantCreatedOutbox.statementPart) in data-modifying CTEs (PostgreSQL only)
+-- PlantsRepository.insertThen: a create as one statement, the insert as a data-modifying CTE and a follow-up (the outbox’s part, PlantCreatedOutbox.statementPart) reading it; a taken (owner, id) fails the statement, writing nothing (PostgreSQL only)
 WITH "created" AS (
     INSERT INTO "plants" ("owner", "id", "name", "tag")
-    VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING
+    VALUES ($1, $2, $3, $4)
     RETURNING "owner"
-),
-"followed" AS (
-    INSERT INTO webhook_deliveries (
-            id,
-            subscription_id,
-            payload,
-            state,
-            attempts,
-            next_attempt_at,
-            created_at,
-            trace_parent
-        )
-    SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''),
-        s.id,
-        $5,
-        'pending',
-        0,
-        $6,
-        $6,
-        $7
-    FROM webhook_subscriptions s
-        JOIN "created" c ON s.owner = c.owner
-    WHERE s.disabled_at IS NULL
-    RETURNING 1
 )
-SELECT (
-        SELECT count(*)
-        FROM "created"
-    )::int AS "created",
-    (
-        SELECT count(*)
-        FROM "followed"
-    )::int AS "followed";
+INSERT INTO webhook_deliveries (
+        id,
+        subscription_id,
+        payload,
+        state,
+        attempts,
+        next_attempt_at,
+        created_at,
+        trace_parent
+    )
+SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''),
+    s.id,
+    $5,
+    'pending',
+    0,
+    $6,
+    $6,
+    $7
+FROM webhook_subscriptions s
+    JOIN "created" c ON s.owner = c.owner
+WHERE s.disabled_at IS NULL;
 
 -- PlantsRepository.findOne: the owner’s plant by id
 SELECT "p"."name" AS "name",

@@ -32,44 +32,33 @@ FROM webhook_subscriptions s
 WHERE s.owner = $4
     AND s.disabled_at IS NULL;
 
--- PlantCreatedOutbox.statementPart → WebhookOutboxRepository.enqueueForCreatedSql: the deliveries as the CTE "followed" of the one-statement create (PostgreSQL only)
+-- PlantCreatedOutbox.statementPart → WebhookOutboxRepository.enqueueForCreatedSql: the deliveries as the command that follows the one-statement create’s CTE (PostgreSQL only)
 WITH "created" AS (
     INSERT INTO "plants" ("owner", "id", "name", "tag")
-    VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING
+    VALUES ($1, $2, $3, $4)
     RETURNING "owner"
-),
-"followed" AS (
-    INSERT INTO webhook_deliveries (
-            id,
-            subscription_id,
-            payload,
-            state,
-            attempts,
-            next_attempt_at,
-            created_at,
-            trace_parent
-        )
-    SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''),
-        s.id,
-        $5,
-        'pending',
-        0,
-        $6,
-        $6,
-        $7
-    FROM webhook_subscriptions s
-        JOIN "created" c ON s.owner = c.owner
-    WHERE s.disabled_at IS NULL
-    RETURNING 1
 )
-SELECT (
-        SELECT count(*)
-        FROM "created"
-    )::int AS "created",
-    (
-        SELECT count(*)
-        FROM "followed"
-    )::int AS "followed";
+INSERT INTO webhook_deliveries (
+        id,
+        subscription_id,
+        payload,
+        state,
+        attempts,
+        next_attempt_at,
+        created_at,
+        trace_parent
+    )
+SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''),
+    s.id,
+    $5,
+    'pending',
+    0,
+    $6,
+    $6,
+    $7
+FROM webhook_subscriptions s
+    JOIN "created" c ON s.owner = c.owner
+WHERE s.disabled_at IS NULL;
 
 -- DeliveryClaimsRepository.pendingCount: the pending deliveries (a metrics gauge)
 SELECT COUNT(1) AS "cnt"

@@ -130,6 +130,15 @@ type PostgresQuery = <Row extends pg.QueryResultRow>(
 ) => Promise<{ rows: Row[]; rowCount: number | null }>;
 
 /**
+ * A create on PostgreSQL, the plant and its events in one statement as the service writes them:
+ * $1–$4 the plant (owner, id, name, tag), $5 the event's payload, $6 and $7 the time, in ms.
+ */
+export const POSTGRES_CREATE = `WITH p AS (INSERT INTO plants (owner, id, name, tag) VALUES ($1, $2, $3, $4) RETURNING owner)
+  INSERT INTO webhook_deliveries (id, subscription_id, payload, state, attempts, next_attempt_at, created_at, trace_parent)
+  SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), s.id, $5, 'pending', 0, $6, $7, NULL
+  FROM webhook_subscriptions s JOIN p ON s.owner = p.owner WHERE s.disabled_at IS NULL`;
+
+/**
  * The five statements of the hot path on PostgreSQL, each run by `query`, and the schema made
  * first; `close` ends what `query` runs on.
  */
@@ -160,14 +169,7 @@ export async function postgresStatements(
       try {
         const now = Date.now();
         // Plant and events in one statement, as the service writes them.
-        await query(
-          'insert',
-          `WITH p AS (INSERT INTO plants (owner, id, name, tag) VALUES ($1, $2, $3, $4) RETURNING owner)
-           INSERT INTO webhook_deliveries (id, subscription_id, payload, state, attempts, next_attempt_at, created_at, trace_parent)
-           SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), s.id, $5, 'pending', 0, $6, $7, NULL
-           FROM webhook_subscriptions s JOIN p ON s.owner = p.owner WHERE s.disabled_at IS NULL`,
-          [owner, id.toString(), name, tag, event, now, now],
-        );
+        await query('insert', POSTGRES_CREATE, [owner, id.toString(), name, tag, event, now, now]);
         return true;
       } catch (error) {
         if ((error as { code?: string }).code === '23505') return false;

@@ -126,7 +126,7 @@ export class PlantsRepository {
    * the statement's, and a taken id is the plant's unique violation, which
    * undoes the whole statement (nothing of it was written). A final SELECT
    * counting both CTEs' rows, with `ON CONFLICT DO NOTHING`, said the same at
-   * about 1.5 times the database's CPU per create (BENCHMARKS.md, "The create
+   * about 1.6 times the database's CPU per create (BENCHMARKS.md, "The create
    * statement's cost in PostgreSQL").
    */
   insertThen<Slot extends string>(followUp: {

@@ -54,9 +54,11 @@ export class PlantsService {
   /**
    * Writes a create's plant and events, and a delete: on SQLite those that
    * arrive while a commit is under way share the next one (one flush),
-   * each answered once it has committed (Transactions.grouped). The insert
-   * ignores a taken id rather than failing, so one create's conflict is its
-   * own, and a delete of a plant already gone is that delete's 404.
+   * each answered once it has committed (Transactions.grouped). There the
+   * insert ignores a taken id rather than failing, so one create's conflict
+   * is its own, and a delete of a plant already gone is that delete's 404;
+   * on PostgreSQL each is a statement of its own, which a taken id fails
+   * alone (PlantsRepository.insertThen).
    */
   private readonly insertOne: (write: CreateWrite) => Promise<number | undefined>;
   private readonly deleteOne: (target: DeleteWrite) => Promise<boolean>;

@@ -8,8 +8,8 @@
  * One throwaway database with the reference's schema, one connection per statement, plants of an
  * owner without webhook subscriptions (as in the bench's scenarios), alternating batches after a
  * warm-up, `synchronous_commit = off` on both connections (a commit's flush is a wait, not CPU).
- * The CPU is read from /proc/<pid>/stat of each connection's server process: PostgreSQL must run on
- * this machine (BENCH_POSTGRES_URL, support/settings.ts).
+ * The CPU is read from /proc/<pid>/stat of each connection's server process (cpuSecondsOf, as the
+ * bench reads its servers'): PostgreSQL must run on this machine (BENCH_POSTGRES_URL).
  *
  *   npm run bench:statement-cost [-- --quick] [--snapshot PATH]
  *
@@ -21,11 +21,11 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { POSTGRES_CREATE, SCHEMA } from './reference/store.js';
 import { createDatabases } from './support/databases.js';
+import { cpuSecondsOf } from './support/processes.js';
 import { POSTGRES_ADMIN_URL } from './support/settings.js';
 
 const SNAPSHOT = 'src/plants/sql/plants.postgres.sql';
 const ENTRY = '-- PlantsRepository.insertThen';
-const TICKS_PER_SECOND = 100;
 
 /** The service's create as its SQL snapshot has it: the lines after its entry's comment. */
 function serviceCreate(snapshot: string): string {
@@ -44,13 +44,6 @@ interface Side {
   client: pg.Client;
   pid: number;
   run: (id: number) => Promise<unknown>;
-}
-
-/** user + system CPU time of a server process, in µs (Linux: /proc/<pid>/stat in clock ticks). */
-function cpuMicros(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / TICKS_PER_SECOND;
 }
 
 async function side(
@@ -109,11 +102,11 @@ async function main(): Promise<void> {
     const wall = new Map<string, number[]>(sides.map(({ label }) => [label, []]));
     for (let batch = 0; batch < batches; batch++) {
       for (const { label, pid, run } of sides) {
-        const cpuBefore = cpuMicros(pid);
+        const cpuBefore = cpuSecondsOf(pid);
         const started = process.hrtime.bigint();
         for (let i = 0; i < perBatch; i++) await run(next++);
         wall.get(label)!.push(Number(process.hrtime.bigint() - started) / 1e3 / perBatch);
-        cpu.get(label)!.push((cpuMicros(pid) - cpuBefore) / perBatch);
+        cpu.get(label)!.push(((cpuSecondsOf(pid) - cpuBefore) * 1e6) / perBatch);
       }
     }
     console.log(

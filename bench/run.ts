@@ -35,6 +35,7 @@ import {
   startServer,
   type Server,
 } from './support/processes.js';
+import { median } from './support/median.js';
 import { parseSettings, POSTGRES_ADMIN_URL } from './support/settings.js';
 import { buildSlowFlush } from './support/slow-flush.js';
 import {
@@ -285,12 +286,6 @@ async function load(
 /** --slow-flush-ms: the flushes of a run per 200 answer (per create, in the create scenario). */
 const flushesPerOk = (run: Run) => (run.flushes ?? 0) / Math.max(run.statuses['200'] ?? 0, 1);
 const oksPerSecond = (run: Run) => (run.statuses['200'] ?? 0) / duration;
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
 
 function summary(runs: Run[]) {
   return {

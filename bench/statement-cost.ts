@@ -21,6 +21,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { POSTGRES_CREATE, SCHEMA } from './reference/store.js';
 import { createDatabases } from './support/databases.js';
+import { median } from './support/median.js';
 import { cpuSecondsOf } from './support/processes.js';
 import { POSTGRES_ADMIN_URL } from './support/settings.js';
 
@@ -58,8 +59,6 @@ async function side(
   const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
   return { label, client, pid: rows[0].pid, run: (id) => client.query(sql, values(id)) };
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
 
 async function main(): Promise<void> {
   const { values: options } = parseArgs({

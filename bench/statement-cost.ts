@@ -13,6 +13,9 @@
  *
  *   npm run bench:statement-cost [-- --quick] [--snapshot PATH]
  *
+ * `--quick` is CI's smoke run: it checks that both statements run; its figures are coarse (the
+ * kernel counts CPU in ticks of 10 ms, a few of them per batch).
+ *
  * `--snapshot` reads the service's statement from another copy of that file, e.g. an earlier
  * commit's (`git show <commit>:src/plants/sql/plants.postgres.sql > /tmp/before.sql`).
  */
@@ -64,7 +67,7 @@ async function main(): Promise<void> {
   const { values: options } = parseArgs({
     options: { quick: { type: 'boolean' }, snapshot: { type: 'string', default: SNAPSHOT } },
   });
-  const [warmup, batches, perBatch] = options.quick ? [200, 3, 500] : [2_000, 7, 3_000];
+  const [warmup, batches, perBatch] = options.quick ? [300, 3, 1_500] : [2_000, 7, 3_000];
   const databases = await createDatabases('postgres', POSTGRES_ADMIN_URL, ['statements']);
   const url = databases.of.statements.url;
   const sides: Side[] = [];

@@ -420,7 +420,8 @@ describe.skipIf(partsMissing || !inject('postgresAdminUrl') || !!inject('pgbounc
         }),
       );
       console.log(`failover: set up in ${seconds(Date.now() - started)}`);
-    }, 180_000);
+      // A Patroni cluster that does not start is stopped and started afresh once (up to 2 min more).
+    }, 300_000);
 
     afterAll(async () => {
       const steps: Array<() => Promise<unknown>> = [

@@ -99,9 +99,19 @@ async function spawnLogged(
   return { child, exited, running: () => running };
 }
 
+/** Patroni's line for an HA loop that changed nothing: once a second, it hides what did change. */
+const HEARTBEAT = /INFO: no action\. /;
+
 async function tail(file: string, lines: number): Promise<string> {
   const text = await readFile(file, 'utf8').catch(() => '(no log)');
-  return text.trimEnd().split('\n').slice(-lines).join('\n');
+  const all = text.trimEnd().split('\n');
+  const events = all.filter((line) => !HEARTBEAT.test(line));
+  const last = all.findLast((line) => HEARTBEAT.test(line));
+  const left = all.length - events.length;
+  return [
+    ...events.slice(-lines),
+    ...(last ? [`(${left} "no action" lines left out; the last: ${last})`] : []),
+  ].join('\n');
 }
 
 function run(command: string, args: string[]): Promise<{ code: number; output: string }> {
@@ -239,6 +249,24 @@ export async function startPatroniCluster(
     );
   }
   const user = await postgresUser();
+  try {
+    return await startClusterOnce(user, ttl, loopWait, retryTimeout);
+  } catch (error) {
+    // A fresh cluster (new directory, ports, etcd) once more: a start has been seen to stay
+    // unhealthy for two minutes, both nodes logging "no action", for a cause not yet known. The
+    // first start's logs and health checks are printed here so that the case can be studied;
+    // the tests' assertions are about the service and begin only once a cluster is healthy.
+    console.warn(`${(error as Error).message}\nstarting a fresh Patroni cluster once more`);
+    return startClusterOnce(user, ttl, loopWait, retryTimeout);
+  }
+}
+
+async function startClusterOnce(
+  user: { uid: number; gid: number },
+  ttl: number,
+  loopWait: number,
+  retryTimeout: number,
+): Promise<PatroniCluster> {
   const dir = await mkdtemp(join(tmpdir(), 'plant-store-patroni-'));
   await chown(dir, user.uid, user.gid);
   const scope = `plant-store-${dir.slice(-6).toLowerCase()}`;
@@ -402,10 +430,21 @@ export async function startPatroniCluster(
   };
 
   const waitHealthy = async (timeoutMs = 120_000) => {
+    const started = Date.now();
+    // Each change of what is wrong, with when: the last one alone does not say how it got stuck.
+    const seen: string[] = [];
     let problem: string | undefined;
     await eventually(
-      async () => (problem = await healthy()) === undefined,
-      async () => `the cluster is not healthy: ${problem}\n${await logs()}`,
+      async () => {
+        const now = await healthy();
+        if (seen.length === 0 || now !== problem) {
+          seen.push(`+${((Date.now() - started) / 1000).toFixed(1)} s: ${now ?? 'healthy'}`);
+        }
+        return (problem = now) === undefined;
+      },
+      // The logs first: a runner that keeps only the end of a failure's output keeps the why.
+      async () =>
+        `the cluster is not healthy\n${await logs()}\n--- health checks\n${seen.join('\n')}`,
       timeoutMs,
       250,
     );
@@ -560,7 +599,8 @@ export async function startPatroniCluster(
     }
     // Together: one wins the initialize key and runs initdb, the other waits and takes a base backup.
     for (const node of nodes) await startPatroni(node.name);
-    await waitHealthy(120_000);
+    // Healthy in 10–20 s on a busy 2-core machine: a minute says that this start is stuck.
+    await waitHealthy(60_000);
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     await stop().catch(() => undefined);

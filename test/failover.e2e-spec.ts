@@ -420,7 +420,7 @@ describe.skipIf(partsMissing || !inject('postgresAdminUrl') || !!inject('pgbounc
         }),
       );
       console.log(`failover: set up in ${seconds(Date.now() - started)}`);
-      // A Patroni cluster that does not start is stopped and started afresh once (up to 2 min more).
+      // Five minutes: a Patroni cluster stuck at its start costs up to a minute and a half more.
     }, 300_000);
 
     afterAll(async () => {

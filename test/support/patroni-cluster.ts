@@ -224,6 +224,8 @@ async function postgresUser(): Promise<{ uid: number; gid: number }> {
  * Starts one etcd and two Patroni nodes managing PostgreSQL 15 on 127.0.0.1,
  * each on ports of its own, in a temporary directory, and waits until the
  * leader takes writes and the other node streams as its synchronous standby.
+ * A start that is not there within a minute is printed, stopped, and
+ * replaced once by a fresh cluster.
  *
  * The settings are those of a production Patroni cluster that must lose no
  * acknowledged commit on failover (synchronous_mode) and must take a crashed

@@ -431,6 +431,35 @@ async function startClusterOnce(
     return undefined;
   };
 
+  /** What each node says of replication and Patroni of its members, for a failure message. */
+  const replicationState = async () => {
+    const parts: string[] = [];
+    for (const node of nodes) {
+      const ask = async (what: string, sql: string) => {
+        try {
+          parts.push(
+            `${node.name} ${what}: ${JSON.stringify(await queryOnce(url(node.name), sql))}`,
+          );
+        } catch (error) {
+          parts.push(`${node.name} ${what}: ${(error as Error).message}`);
+        }
+      };
+      await ask(
+        'pg_stat_replication',
+        'SELECT application_name, state, sync_state, flush_lsn::text FROM pg_stat_replication',
+      );
+      await ask(
+        'pg_stat_wal_receiver',
+        'SELECT status, slot_name, flushed_lsn::text, sender_port FROM pg_stat_wal_receiver',
+      );
+      await ask('synchronous_standby_names', 'SHOW synchronous_standby_names');
+      parts.push(
+        `${node.name} /cluster: ${JSON.stringify(await restJson(node.restPort, '/cluster')) ?? 'no answer'}`,
+      );
+    }
+    return parts.join('\n');
+  };
+
   const waitHealthy = async (timeoutMs = 120_000) => {
     const started = Date.now();
     // Each change of what is wrong, with when: the last one alone does not say how it got stuck.
@@ -446,7 +475,8 @@ async function startClusterOnce(
       },
       // The logs first: a runner that keeps only the end of a failure's output keeps the why.
       async () =>
-        `the cluster is not healthy\n${await logs()}\n--- health checks\n${seen.join('\n')}`,
+        `the cluster is not healthy\n${await logs()}\n--- replication\n${await replicationState()}` +
+        `\n--- health checks\n${seen.join('\n')}`,
       timeoutMs,
       250,
     );

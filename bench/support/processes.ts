@@ -102,8 +102,14 @@ function compileCacheOf(
   return { NODE_COMPILE_CACHE: dir };
 }
 
+/** A program that runs the server's command line (e.g. valgrind), and how long a start may take under it. */
+export interface Launcher {
+  command: string[];
+  startTimeoutMs: number;
+}
+
 /**
- * Starts `node <script>` on a free port and waits for its first answer (a 401
+ * Starts `node <script>` (under `launcher` when given) on a free port and waits for its first answer (a 401
  * from GET /plants without a token): start-up time is from spawn to that
  * answer. Not read from the log, so that any LOG_LEVEL works.
  *
@@ -118,6 +124,7 @@ export async function startServer(
   script: string,
   env: Record<string, string>,
   nodeArgs: string[] = [],
+  launcher?: Launcher,
 ): Promise<Server> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -133,7 +140,9 @@ export async function startServer(
   const compileCache = compileCacheOf(script, runtimeEnv, nodeArgs);
   const log = openLog(name);
   const started = performance.now();
-  const child = spawn(process.execPath, [...RUNTIME_NODE_ARGS, ...nodeArgs, script], {
+  const command = [process.execPath, ...RUNTIME_NODE_ARGS, ...nodeArgs, script];
+  const [file, ...args] = launcher ? [...launcher.command, ...command] : command;
+  const child = spawn(file, args, {
     env: { ...runtimeEnv, ...compileCache, HOST: '127.0.0.1', PORT: String(port) },
     stdio: ['ignore', log.fd, log.fd],
   });
@@ -150,7 +159,9 @@ export async function startServer(
   };
   while (status === 0) {
     if (exited) throw fail('exited');
-    if (performance.now() - started > 60_000) throw fail('did not start');
+    if (performance.now() - started > (launcher?.startTimeoutMs ?? 60_000)) {
+      throw fail('did not start');
+    }
     status = await getStatus(`${url}/plants`).catch(() => 0);
     if (status === 0) await new Promise((resolve) => setTimeout(resolve, 10));
   }

@@ -1,0 +1,222 @@
+/**
+ * Instructions per request: the main thread of the service (dist/bundle/main.js) under valgrind's
+ * callgrind, which counts the instructions a thread runs. Unlike req/s and CPU time, the count
+ * hardly moves with the machine's load: two counts of one build, requests sent one at a time,
+ * differ by well under one per cent (BENCHMARKS.md, "Instructions per request"). So a change of a
+ * per cent or two, which a run of `npm run bench` cannot tell from its noise (±0.1), shows here.
+ * It counts instructions, not their cost: a cache miss is one.
+ *
+ *   npm run bench:instructions [-- --scenario list|create] [--db postgres|sqlite]
+ *     [--versus-build PATH] [--connections N] [--requests N] [--warmup N] [--quick]
+ *
+ * Each build (this one, and with --versus-build another build's bundle) runs on a fresh database
+ * of its own, seeded as the bench seeds it (bench/support/scenarios.ts), under
+ * `valgrind --tool=callgrind --instr-atstart=no`: it starts and takes its warm-up requests
+ * uncounted (valgrind's own start and V8's compilation are not the request's), then vgdb turns
+ * counting on, the measured requests go, and vgdb dumps the counts. Reported: the main thread's
+ * instructions per answered request; the compiler and collector threads are apart and left out.
+ * valgrind makes the server many times slower: a count of two builds takes about two minutes.
+ *
+ * `--quick` is CI's smoke run: a few hundred requests, to check that the count is taken.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { createDatabases, type DatabaseKind } from './support/databases.js';
+import { SERVICE_ENTRY, startServer } from './support/processes.js';
+import { LISTED_PLANTS, OWNERS, type Owner, SCENARIOS, type Target } from './support/scenarios.js';
+import { POSTGRES_ADMIN_URL } from './support/settings.js';
+
+const USAGE = `npm run bench:instructions [-- options]
+  --scenario list|create   what is counted (default list: GET /plants?limit=20 of 200 plants)
+  --db postgres|sqlite     the database (default postgres)
+  --versus-build PATH      also count another build's bundle, e.g. /tmp/before/dist/bundle/main.js
+  --connections N          concurrent connections (default 1: requests one at a time)
+  --warmup N --requests N  uncounted and counted requests (default 6000 and 2000)
+  --quick                  CI's smoke run: 300 and 200`;
+
+/**
+ * vgdb finds the server's valgrind through pipes named after USER and HOST; the server runs
+ * with HOST=127.0.0.1 (its listen address), so vgdb is given the same two.
+ */
+const VGDB_ENV = { HOST: '127.0.0.1', USER: process.env.USER ?? 'bench' };
+
+interface Count {
+  build: string;
+  instructions: number;
+  answered: number;
+}
+
+/** Runs a callgrind monitor command (`instrumentation on`, `dump`) in the server's valgrind. */
+function monitor(prefix: string, pid: number, command: string): void {
+  const result = spawnSync('vgdb', [`--vgdb-prefix=${prefix}`, `--pid=${pid}`, command], {
+    env: { ...process.env, ...VGDB_ENV },
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  if (result.status !== 0) {
+    throw new Error(`vgdb ${command} failed (${result.status}): ${result.stderr}${result.stdout}`);
+  }
+}
+
+/** The instructions (Ir) of the main thread's dump: valgrind's thread 1, file `….<dump>-01`. */
+function mainThreadInstructions(dir: string): number {
+  const file = readdirSync(dir).find((name) => /^callgrind\.out\.\d+\.1-01$/.test(name));
+  if (!file) {
+    throw new Error(`no dump of the main thread in ${dir}: ${readdirSync(dir).join(', ')}`);
+  }
+  const totals = /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(dir, file), 'utf8'));
+  if (!totals) throw new Error(`no instruction total in ${file}`);
+  return Number(totals[1]);
+}
+
+/** Sends `amount` requests and returns how many were answered with 2xx; any other answer fails. */
+async function send(
+  url: string,
+  requests: autocannon.Request[],
+  amount: number,
+  connections: number,
+): Promise<number> {
+  const result = await autocannon({ url, connections, amount, requests, timeout: 120 });
+  const failed = result.errors + result.timeouts + result.non2xx;
+  if (failed > 0) {
+    throw new Error(
+      `${failed} of ${amount} requests failed: ${JSON.stringify(result.statusCodeStats)}`,
+    );
+  }
+  return result['2xx'];
+}
+
+async function count(
+  build: string,
+  bundle: string,
+  kind: DatabaseKind,
+  scenarioName: string,
+  settings: { connections: number; warmup: number; requests: number },
+): Promise<Count> {
+  const scenario = SCENARIOS.find((s) => s.name === scenarioName);
+  if (!scenario) throw new Error(`no scenario ${scenarioName}`);
+  const databases = await createDatabases(kind, POSTGRES_ADMIN_URL, [build]);
+  const seeder = databases.of[build];
+  const dir = mkdtempSync(join(tmpdir(), 'plant-store-instructions-'));
+  const prefix = join(dir, 'vgdb');
+  try {
+    const server = await startServer(
+      build,
+      bundle,
+      { DATABASE_URL: seeder.url, RATE_LIMIT_MAX: '10000000', ...VGDB_ENV },
+      [],
+      {
+        command: [
+          'valgrind',
+          '--tool=callgrind',
+          '--instr-atstart=no',
+          '--separate-threads=yes',
+          // V8 writes the code it compiles into memory that it then runs.
+          '--smc-check=all-non-file',
+          '--vgdb=yes',
+          `--vgdb-prefix=${prefix}`,
+          `--callgrind-out-file=${join(dir, 'callgrind.out.%p')}`,
+        ],
+        startTimeoutMs: 600_000,
+      },
+    );
+    try {
+      const tokens = {} as Record<Owner, string>;
+      for (const owner of OWNERS) tokens[owner] = await seeder.token(owner);
+      await seeder.plants('list', 1n, LISTED_PLANTS);
+      const target: Target = {
+        name: build,
+        url: server.url,
+        pid: server.child.pid!,
+        seeder,
+        tokens,
+        runs: 0,
+      };
+      const pid = target.pid;
+      await send(
+        target.url,
+        await scenario.prepare(target, 0),
+        settings.warmup,
+        settings.connections,
+      );
+      const requests = await scenario.prepare(target, 0);
+      monitor(prefix, pid, 'instrumentation on');
+      const answered = await send(target.url, requests, settings.requests, settings.connections);
+      monitor(prefix, pid, 'dump');
+      return { build, instructions: mainThreadInstructions(dir), answered };
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    await databases.drop();
+  }
+}
+
+async function main(): Promise<void> {
+  const { values: options } = parseArgs({
+    options: {
+      scenario: { type: 'string', default: 'list' },
+      db: { type: 'string', default: 'postgres' },
+      'versus-build': { type: 'string' },
+      connections: { type: 'string', default: '1' },
+      warmup: { type: 'string' },
+      requests: { type: 'string' },
+      quick: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (options.help) {
+    console.log(USAGE);
+    return;
+  }
+  if (
+    !['list', 'create'].includes(options.scenario) ||
+    !['postgres', 'sqlite'].includes(options.db)
+  ) {
+    throw new Error(`--scenario list|create, --db postgres|sqlite\n\n${USAGE}`);
+  }
+  if (spawnSync('valgrind', ['--version']).status !== 0) {
+    throw new Error('valgrind is not installed (Debian: apt-get install valgrind)');
+  }
+  const settings = {
+    connections: Number(options.connections),
+    warmup: Number(options.warmup ?? (options.quick ? 300 : 6000)),
+    requests: Number(options.requests ?? (options.quick ? 200 : 2000)),
+  };
+  const builds: Array<[string, string]> = [['service', SERVICE_ENTRY]];
+  if (options['versus-build']) builds.push(['baseline', resolve(options['versus-build'])]);
+  console.log(
+    `Instructions of the main thread per ${options.scenario} (${options.db}), ${settings.requests} ` +
+      `requests on ${settings.connections} connection(s) after ${settings.warmup} uncounted, ` +
+      `Node ${process.version}:`,
+  );
+  const counts: Count[] = [];
+  for (const [build, bundle] of builds) {
+    const counted = await count(
+      build,
+      bundle,
+      options.db as DatabaseKind,
+      options.scenario,
+      settings,
+    );
+    counts.push(counted);
+    console.log(
+      `  ${build.padEnd(9)} ${(counted.instructions / counted.answered / 1000).toFixed(1)} ` +
+        `thousand (${counted.instructions} over ${counted.answered} answers; ${bundle})`,
+    );
+  }
+  if (counts.length === 2) {
+    const per = (c: Count) => c.instructions / c.answered;
+    console.log(`  service / baseline: ${(per(counts[0]) / per(counts[1])).toFixed(4)}`);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -27,7 +27,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { createDatabases, type DatabaseKind } from './support/databases.js';
 import { SERVICE_ENTRY, startServer } from './support/processes.js';
-import { LISTED_PLANTS, OWNERS, type Owner, SCENARIOS, type Target } from './support/scenarios.js';
+import { SCENARIOS, seedOwners, type Target } from './support/scenarios.js';
 import { POSTGRES_ADMIN_URL } from './support/settings.js';
 
 const USAGE = `npm run bench:instructions [-- options]
@@ -125,9 +125,7 @@ async function count(
       },
     );
     try {
-      const tokens = {} as Record<Owner, string>;
-      for (const owner of OWNERS) tokens[owner] = await seeder.token(owner);
-      await seeder.plants('list', 1n, LISTED_PLANTS);
+      const tokens = await seedOwners(seeder);
       const target: Target = {
         name: build,
         url: server.url,
@@ -188,11 +186,16 @@ async function main(): Promise<void> {
     warmup: Number(options.warmup ?? (options.quick ? 300 : 6000)),
     requests: Number(options.requests ?? (options.quick ? 200 : 2000)),
   };
+  if (!Object.values(settings).every((n) => Number.isInteger(n) && n > 0)) {
+    throw new Error(
+      `--connections, --warmup and --requests take whole numbers above 0\n\n${USAGE}`,
+    );
+  }
   const builds: Array<[string, string]> = [['service', SERVICE_ENTRY]];
   if (options['versus-build']) builds.push(['baseline', resolve(options['versus-build'])]);
   console.log(
-    `Instructions of the main thread per ${options.scenario} (${options.db}), ${settings.requests} ` +
-      `requests on ${settings.connections} connection(s) after ${settings.warmup} uncounted, ` +
+    `Instructions of the main thread per ${options.scenario} (${options.db}), ` +
+      `${settings.requests} requests on ${settings.connections} connection(s) after ${settings.warmup} uncounted, ` +
       `Node ${process.version}:`,
   );
   const counts: Count[] = [];

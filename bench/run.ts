@@ -40,8 +40,8 @@ import { parseSettings, POSTGRES_ADMIN_URL } from './support/settings.js';
 import { buildSlowFlush } from './support/slow-flush.js';
 import {
   LISTED_PLANTS,
-  OWNERS,
   SCENARIOS,
+  seedOwners,
   type Owner,
   type Scenario,
   type Target,
@@ -338,9 +338,7 @@ async function target(
   server: Server,
   seeder: Target['seeder'],
 ): Promise<Target> {
-  const tokens = {} as Record<Owner, string>;
-  for (const owner of OWNERS) tokens[owner] = await seeder.token(owner);
-  for (const owner of ['list', 'mix'] as const) await seeder.plants(owner, 1n, LISTED_PLANTS);
+  const tokens = await seedOwners(seeder);
   const flushes = slowFlush && db === 'sqlite' ? () => slowFlush.flushesOf(name) : undefined;
   return { name, url: server.url, pid: server.child.pid!, seeder, tokens, runs: 0, flushes };
 }

@@ -102,16 +102,17 @@ function compileCacheOf(
   return { NODE_COMPILE_CACHE: dir };
 }
 
-/** A program that runs the server's command line (e.g. valgrind), and how long a start may take under it. */
+/** A program that runs the server's command line (valgrind), and how long a start may take then. */
 export interface Launcher {
   command: string[];
   startTimeoutMs: number;
 }
 
 /**
- * Starts `node <script>` (under `launcher` when given) on a free port and waits for its first answer (a 401
- * from GET /plants without a token): start-up time is from spawn to that
- * answer. Not read from the log, so that any LOG_LEVEL works.
+ * Starts `node <script>` (under `launcher` when given) on a free port and
+ * waits for its first answer (a 401 from GET /plants without a token):
+ * start-up time is from spawn to that answer. Not read from the log, so that
+ * any LOG_LEVEL works.
  *
  * The server's stdout and stderr go to a file, as a container's log does, not
  * to a pipe read by this process: this process also runs autocannon, and

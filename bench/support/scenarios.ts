@@ -2,7 +2,7 @@ import type autocannon from 'autocannon';
 import type { Seeder } from './databases.js';
 
 /** The owners every benchmarked server has a token for. */
-export const OWNERS = ['list', 'create', 'delete', 'mix', 'scale', 'big', 'probe'] as const;
+const OWNERS = ['list', 'create', 'delete', 'mix', 'scale', 'big', 'probe'] as const;
 export type Owner = (typeof OWNERS)[number];
 
 export interface Target {
@@ -28,6 +28,14 @@ export interface Scenario {
 
 /** The plants every list scenario reads: ids 1..200 of its owner. */
 export const LISTED_PLANTS = 200;
+/** A token for every owner, and the plants the list scenarios read: what a target starts with. */
+export async function seedOwners(seeder: Seeder): Promise<Record<Owner, string>> {
+  const tokens = {} as Record<Owner, string>;
+  for (const owner of OWNERS) tokens[owner] = await seeder.token(owner);
+  for (const owner of ['list', 'mix'] as const) await seeder.plants(owner, 1n, LISTED_PLANTS);
+  return tokens;
+}
+
 /** Ids of a run start here: run r writes ids r*RUN_SPAN + ... */
 const RUN_SPAN = 1_000_000_000n;
 /** A generous ceiling of the write rate, to size the plants a delete run may delete. */

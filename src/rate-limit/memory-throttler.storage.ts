@@ -49,13 +49,24 @@ export class MemoryThrottlerStorage implements ThrottlerStorage {
     return this.counters.size;
   }
 
-  async increment(
+  increment(
     key: string,
     ttl: number,
     limit: number,
     blockDuration: number,
     throttlerName: string,
   ): Promise<StorageRecord> {
+    return Promise.resolve(this.hit(key, ttl, limit, blockDuration, throttlerName));
+  }
+
+  /** increment's count, answered at once: RateLimitGuard takes it without awaiting a promise. */
+  hit(
+    key: string,
+    ttl: number,
+    limit: number,
+    blockDuration: number,
+    throttlerName: string,
+  ): StorageRecord {
     const now = this.now();
     const id = `${throttlerName}:${key}`;
     let counter = this.counters.get(id);

@@ -1,6 +1,13 @@
 import { HttpStatus } from '@nestjs/common';
 import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
-import { SkipThrottle, Throttle, ThrottlerException } from '@nestjs/throttler';
+import { Reflector } from '@nestjs/core';
+import {
+  SkipThrottle,
+  Throttle,
+  ThrottlerException,
+  ThrottlerGuard,
+  type ThrottlerStorage,
+} from '@nestjs/throttler';
 import { describe, expect, it, vi } from 'vitest';
 import { MemoryThrottlerStorage } from './memory-throttler.storage.js';
 import { RateLimitGuard } from './rate-limit.guard.js';
@@ -30,7 +37,7 @@ function call(handler: () => void, caller: { owner?: string; ip?: string } = { o
   return { context: new ExecutionContextHost([request, reply], Routes, handler), headers };
 }
 
-async function guardWith(storage = new MemoryThrottlerStorage()) {
+async function guardWith(storage: ThrottlerStorage = new MemoryThrottlerStorage()) {
   const options = throttlerOptions({ windowMs: 60_000, maxRequests: 2, storage });
   const guard = new RateLimitGuard(options, storage);
   await guard.onModuleInit();
@@ -38,7 +45,7 @@ async function guardWith(storage = new MemoryThrottlerStorage()) {
 }
 
 /** The error a guard answer rejects with. */
-async function refusal(run: () => Promise<unknown>): Promise<unknown> {
+async function refusal(run: () => unknown): Promise<unknown> {
   try {
     await run();
   } catch (error) {
@@ -109,15 +116,69 @@ describe("the request quota on @nestjs/throttler's ThrottlerGuard (RateLimitGuar
     const guard = await guardWith();
     const reads = vi.spyOn(Reflect, 'getMetadata');
     try {
-      await guard.canActivate(call(Routes.prototype.strict).context);
+      await guard.canActivate(call(Routes.prototype.plain).context);
       const first = reads.mock.calls.length;
       expect(first).toBeGreaterThan(0);
-      const { context, headers } = call(Routes.prototype.strict);
+      await guard.canActivate(call(Routes.prototype.plain).context);
+      const { context, headers } = call(Routes.prototype.plain);
       expect(await refusal(() => guard.canActivate(context))).toBeInstanceOf(ThrottlerException);
       expect(headers['Retry-After']).toBe(60);
       expect(reads.mock.calls.length).toBe(first);
     } finally {
       reads.mockRestore();
     }
+  });
+
+  it('answers a counted request of the in-memory storage at once, not as a promise', async () => {
+    const guard = await guardWith();
+    expect(guard.canActivate(call(Routes.prototype.plain).context)).toBe(true);
+    expect(guard.canActivate(call(Routes.prototype.skipped).context)).toBe(true);
+  });
+
+  // The guard answers most routes without the library's canActivate: what it answers, headers
+  // and refusals, is checked here against that canActivate, request by request.
+  describe("answers as @nestjs/throttler's own guard does", () => {
+    /** A storage of another process (Redis's place): it answers with a promise. */
+    const remote = (): ThrottlerStorage => {
+      const memory = new MemoryThrottlerStorage();
+      return { increment: (...args) => memory.increment(...args) };
+    };
+    const storages: Array<[string, () => ThrottlerStorage]> = [
+      ['in memory', () => new MemoryThrottlerStorage()],
+      ['elsewhere', remote],
+    ];
+
+    it.each(storages)('with the storage %s', async (_, storage) => {
+      const ours = await guardWith(storage());
+      const theirsStorage = storage();
+      const theirs = new ThrottlerGuard(
+        throttlerOptions({ windowMs: 60_000, maxRequests: 2, storage: theirsStorage }),
+        theirsStorage,
+        new Reflector(),
+      );
+      await theirs.onModuleInit();
+      const requests: Array<[() => void, { owner?: string; ip?: string }]> = [
+        [Routes.prototype.plain, { owner: 'alice' }],
+        [Routes.prototype.other, { owner: 'alice' }],
+        [Routes.prototype.skipped, { owner: 'alice' }],
+        [Routes.prototype.plain, { owner: 'alice' }],
+        [Routes.prototype.plain, { owner: 'bob' }],
+        [Routes.prototype.strict, { owner: 'carol' }],
+        [Routes.prototype.strict, { owner: 'carol' }],
+        [Routes.prototype.plain, { ip: '10.0.0.9' }],
+      ];
+      for (const [handler, caller] of requests) {
+        const answer = async (guard: { canActivate(context: unknown): unknown }) => {
+          const { context, headers } = call(handler, caller);
+          try {
+            return { allowed: await guard.canActivate(context), headers };
+          } catch (error) {
+            const { message, constructor } = error as Error;
+            return { refused: [constructor.name, message], headers };
+          }
+        };
+        expect(await answer(ours)).toEqual(await answer(theirs));
+      }
+    });
   });
 });

@@ -68,7 +68,8 @@ export class OwnerRequests {
     };
     // Closed already: its client hung up while its token was looked up.
     if (response.destroyed) closed();
-    else response.once('close', closed);
+    // on, not once: a response closes once, and once wraps each listener in a closure more.
+    else response.on('close', closed);
     return undefined;
   }
 

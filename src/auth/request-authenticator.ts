@@ -22,6 +22,21 @@ function authorizationHeaderCount(request: FastifyRequest): number {
 }
 
 /**
+ * The failure budget's answer as the check takes it: a place in the budget, nothing to hold (a
+ * request without a credential, within the budget), or a 429 once the budget is spent.
+ */
+function admissionOf(admission: Attempt | number): Attempt | undefined {
+  if (typeof admission !== 'number') return admission;
+  if (admission > 0) {
+    throw new TooManyRequestsException(
+      'too many failed authentications from this client: retry after the number of seconds in Retry-After',
+      admission,
+    );
+  }
+  return undefined;
+}
+
+/**
  * Turns passport's verdict into the caller or the contract's 401: passport
  * reports no credential as a bare challenge, an unknown or revoked one with
  * error="invalid_token", a malformed header as status 400.
@@ -81,24 +96,16 @@ export class RequestAuthenticator {
     return verdict;
   }
 
+  /**
+   * One async function for the whole check, and the budget's admission
+   * awaited only when it answers later (Redis): each async layer more is a
+   * promise and a turn of the microtask queue more on every request.
+   */
   private async check(request: FastifyRequest, reply: FastifyReply): Promise<AuthenticatedCaller> {
+    let attempt: Attempt | undefined;
     try {
-      return await this.verdictOf(request, reply);
-    } catch (error) {
-      // A refusal (4xx), not a failure of the service (a database down: 503).
-      if (this.pacer && error instanceof HttpException && error.getStatus() < 500) {
-        await this.pacer.pace(request.ip);
-      }
-      throw error;
-    }
-  }
-
-  private async verdictOf(
-    request: FastifyRequest,
-    reply: FastifyReply,
-  ): Promise<AuthenticatedCaller> {
-    const attempt = this.failures ? await this.admission(this.failures, request) : undefined;
-    try {
+      const admitted = this.failures ? this.admission(this.failures, request) : undefined;
+      attempt = admitted instanceof Promise ? await admitted : admitted;
       // Node keeps the first of several Authorization headers; which one a proxy
       // on the way believes is anyone's guess, so neither is.
       if (authorizationHeaderCount(request) > 1) {
@@ -110,6 +117,10 @@ export class RequestAuthenticator {
     } catch (error) {
       if (error instanceof AuthChallengeException) await attempt?.fail();
       else attempt?.release();
+      // A refusal (4xx), not a failure of the service (a database down: 503).
+      if (this.pacer && error instanceof HttpException && error.getStatus() < 500) {
+        await this.pacer.pace(request.ip);
+      }
       throw error;
     }
   }
@@ -119,24 +130,16 @@ export class RequestAuthenticator {
    * the budget; else, for a credential presented (the only kind that can
    * fail), its place in the budget until the credential is checked.
    */
-  private async admission(
+  private admission(
     failures: AuthFailureLimiter,
     request: FastifyRequest,
-  ): Promise<Attempt | undefined> {
+  ): Attempt | undefined | Promise<Attempt | undefined> {
     const pending =
       request.headers.authorization === undefined
         ? failures.retryAfter(request.ip)
         : failures.admit(request.ip);
-    // The in-memory limiter answers at once; awaited only when it does not.
-    const admission = pending instanceof Promise ? await pending : pending;
-    if (typeof admission !== 'number') return admission;
-    if (admission > 0) {
-      throw new TooManyRequestsException(
-        'too many failed authentications from this client: retry after the number of seconds in Retry-After',
-        admission,
-      );
-    }
-    return undefined;
+    // The in-memory limiter answers at once; a promise only from Redis.
+    return pending instanceof Promise ? pending.then(admissionOf) : admissionOf(pending);
   }
 
   /** passport's `bearer` strategy (BearerStrategy), called as @nestjs/passport's AuthGuard calls it. */

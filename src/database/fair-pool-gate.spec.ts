@@ -29,6 +29,25 @@ describe('FairPoolGate', () => {
     expect(gate.holdings().get('a')).toBe(3);
   });
 
+  it('gives a free place at once with tryEnter, and none while the places are taken or others wait', async () => {
+    const gate = new FairPoolGate(2);
+    const first = gate.tryEnter('a');
+    expect(first).toBeTypeOf('function');
+    expect(gate.tryEnter('b')).toBeTypeOf('function');
+    expect(gate.tryEnter('c')).toBeUndefined();
+    const waiting = gate.enter('c', 60_000);
+    first!();
+    // The freed place went to c's waiter: not to a caller that did not wait for it.
+    expect(gate.tryEnter('a')).toBeUndefined();
+    await waiting;
+    expect(gate.holdings()).toEqual(
+      new Map([
+        ['b', 1],
+        ['c', 1],
+      ]),
+    );
+  });
+
   it('gives each freed place to the waiting party that holds the fewest, so holdings even out', async () => {
     const gate = new FairPoolGate(4);
     const { order, enter } = recorder(gate);

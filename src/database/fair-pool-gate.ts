@@ -56,9 +56,8 @@ export class FairPoolGate {
    * sooner.
    */
   enter(party: string, timeoutMs: number, deadlineMs?: number): Promise<Leave> {
-    if (this.admitted < this.places && this.waiters === 0) {
-      return Promise.resolve(this.admit(party));
-    }
+    const now = this.tryEnter(party);
+    if (now) return Promise.resolve(now);
     const deadlineFirst = deadlineMs !== undefined && deadlineMs < timeoutMs;
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
@@ -80,6 +79,14 @@ export class FairPoolGate {
       else this.waiting.set(party, [waiter]);
       this.waiters += 1;
     });
+  }
+
+  /**
+   * A place for `party` at once, when one is free and no one waits (the
+   * function that gives it back); else undefined, and `enter` waits for one.
+   */
+  tryEnter(party: string): Leave | undefined {
+    return this.admitted < this.places && this.waiters === 0 ? this.admit(party) : undefined;
   }
 
   /** Connections held (or being made) per party: for tests and metrics. */

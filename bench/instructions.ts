@@ -7,7 +7,8 @@
  * It counts instructions, not their cost: a cache miss is one.
  *
  *   npm run bench:instructions [-- --scenario list|create] [--db postgres|sqlite]
- *     [--versus-build PATH] [--connections N] [--requests N] [--warmup N] [--quick]
+ *     [--versus-build PATH] [--service-env KEY=VALUE] [--connections N] [--requests N]
+ *     [--warmup N] [--quick]
  *
  * Each build (this one, and with --versus-build another build's bundle) runs on a fresh database
  * of its own, seeded as the bench seeds it (bench/support/scenarios.ts), under
@@ -28,12 +29,13 @@ import autocannon from 'autocannon';
 import { createDatabases, type DatabaseKind } from './support/databases.js';
 import { SERVICE_ENTRY, startServer } from './support/processes.js';
 import { SCENARIOS, seedOwners, type Target } from './support/scenarios.js';
-import { POSTGRES_ADMIN_URL } from './support/settings.js';
+import { parseSettings, POSTGRES_ADMIN_URL } from './support/settings.js';
 
 const USAGE = `npm run bench:instructions [-- options]
   --scenario list|create   what is counted (default list: GET /plants?limit=20 of 200 plants)
   --db postgres|sqlite     the database (default postgres)
   --versus-build PATH      also count another build's bundle, e.g. /tmp/before/dist/bundle/main.js
+  --service-env KEY=VALUE  start each build with a setting changed, e.g. RATE_LIMIT_ENABLED=false
   --connections N          concurrent connections (default 1: requests one at a time)
   --warmup N --requests N  uncounted and counted requests (default 6000 and 2000)
   --quick                  CI's smoke run: 300 and 200`;
@@ -96,6 +98,7 @@ async function count(
   kind: DatabaseKind,
   scenarioName: string,
   settings: { connections: number; warmup: number; requests: number },
+  serviceEnv: Record<string, string>,
 ): Promise<Count> {
   const scenario = SCENARIOS.find((s) => s.name === scenarioName);
   if (!scenario) throw new Error(`no scenario ${scenarioName}`);
@@ -107,7 +110,7 @@ async function count(
     const server = await startServer(
       build,
       bundle,
-      { DATABASE_URL: seeder.url, RATE_LIMIT_MAX: '10000000', ...VGDB_ENV },
+      { DATABASE_URL: seeder.url, RATE_LIMIT_MAX: '10000000', ...serviceEnv, ...VGDB_ENV },
       [],
       {
         command: [
@@ -161,6 +164,7 @@ async function main(): Promise<void> {
       scenario: { type: 'string', default: 'list' },
       db: { type: 'string', default: 'postgres' },
       'versus-build': { type: 'string' },
+      'service-env': { type: 'string', multiple: true, default: [] },
       connections: { type: 'string', default: '1' },
       warmup: { type: 'string' },
       requests: { type: 'string' },
@@ -191,12 +195,14 @@ async function main(): Promise<void> {
       `--connections, --warmup and --requests take whole numbers above 0\n\n${USAGE}`,
     );
   }
+  const serviceEnv = parseSettings(options['service-env'], 'service-env');
   const builds: Array<[string, string]> = [['service', SERVICE_ENTRY]];
   if (options['versus-build']) builds.push(['baseline', resolve(options['versus-build'])]);
   console.log(
     `Instructions of the main thread per ${options.scenario} (${options.db}), ` +
       `${settings.requests} requests on ${settings.connections} connection(s) after ${settings.warmup} uncounted, ` +
-      `Node ${process.version}:`,
+      `Node ${process.version}` +
+      `${options['service-env'].length > 0 ? `, with ${options['service-env'].join(' ')}` : ''}:`,
   );
   const counts: Count[] = [];
   for (const [build, bundle] of builds) {
@@ -206,6 +212,7 @@ async function main(): Promise<void> {
       options.db as DatabaseKind,
       options.scenario,
       settings,
+      serviceEnv,
     );
     counts.push(counted);
     console.log(

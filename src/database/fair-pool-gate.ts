@@ -56,8 +56,7 @@ export class FairPoolGate {
    * sooner.
    */
   enter(party: string, timeoutMs: number, deadlineMs?: number): Promise<Leave> {
-    const now = this.tryEnter(party);
-    if (now) return Promise.resolve(now);
+    if (this.placeFree()) return Promise.resolve(this.admit(party));
     const deadlineFirst = deadlineMs !== undefined && deadlineMs < timeoutMs;
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
@@ -86,12 +85,17 @@ export class FairPoolGate {
    * function that gives it back); else undefined, and `enter` waits for one.
    */
   tryEnter(party: string): Leave | undefined {
-    return this.admitted < this.places && this.waiters === 0 ? this.admit(party) : undefined;
+    return this.placeFree() ? this.admit(party) : undefined;
   }
 
   /** Connections held (or being made) per party: for tests and metrics. */
   holdings(): ReadonlyMap<string, number> {
     return this.held;
+  }
+
+  /** A place is free and no one waits for one. */
+  private placeFree(): boolean {
+    return this.admitted < this.places && this.waiters === 0;
   }
 
   private admit(party: string): Leave {

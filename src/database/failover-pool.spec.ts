@@ -1,6 +1,6 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { DeadlineInStatementError, NoConnectionError } from './database-errors.js';
 import { FailoverPool, type FailoverPoolOptions } from './failover-pool.js';
 import { parsePostgresUrl } from './postgres-url.js';
@@ -152,6 +152,24 @@ describe.skipIf(!adminUrl)('FailoverPool on PostgreSQL (needs PostgreSQL)', () =
     // The abandoned checkout gave its connection back: the pool is not short of one.
     const again = await pool.connect();
     again.release();
+  });
+
+  it('sets no deadline timer for a checkout that an idle connection serves', async () => {
+    const pool = poolFor(url, { max: 2, connectionTimeoutMillis: 60_000 });
+    (await pool.connect()).release();
+    const held: pg.PoolClient[] = [];
+    const timers = vi.spyOn(globalThis, 'setTimeout');
+    try {
+      held.push(await withDeadline(Date.now() + 30_000, () => pool.connect()));
+      // pg-pool's own connection timeout only: none bounded by the deadline.
+      expect(timers.mock.calls.map(([, ms]) => ms)).toEqual([60_000]);
+      // A second checkout finds none idle and makes a connection: that wait is bounded.
+      held.push(await withDeadline(Date.now() + 30_000, () => pool.connect()));
+      expect(timers.mock.calls.some(([, ms]) => ms !== undefined && ms <= 30_000)).toBe(true);
+    } finally {
+      timers.mockRestore();
+      for (const client of held) client.release();
+    }
   });
 
   it("leaves the wait to pg-pool's own timeout when that comes before the deadline", async () => {

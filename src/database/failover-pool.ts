@@ -145,9 +145,13 @@ export class FailoverPool extends pg.Pool {
     if (remaining !== undefined && remaining <= 0) {
       return Promise.reject(new DeadlineExceededError());
     }
+    // pg-pool hands an idle client to its next waiter in the next tick: with
+    // more idle than waiting, this checkout waits no longer than that, and
+    // needs no timer of its own (pg-pool 3.14, `connect` and `_pulseQueue`).
+    const idleForIt = this.idleCount > this.waitingCount;
     // A client made for this checkout checks its server within the deadline (FailoverClient).
     const pending = handOver(scope, () => super.connect());
-    if (remaining === undefined) return pending;
+    if (remaining === undefined || idleForIt) return pending;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         reject(new DeadlineExceededError());

@@ -7,8 +7,13 @@
  * It counts instructions, not their cost: a cache miss is one.
  *
  *   npm run bench:instructions [-- --scenario list|create] [--db postgres|sqlite]
- *     [--versus-build PATH] [--service-env KEY=VALUE] [--connections N] [--requests N]
- *     [--warmup N] [--quick]
+ *     [--versus-build PATH] [--yardsticks same-work,floor] [--service-env KEY=VALUE]
+ *     [--connections N] [--requests N] [--warmup N] [--quick]
+ *
+ * With --yardsticks, the bench's yardsticks (bench/support/yardsticks.ts) are counted the same way,
+ * with the settings `npm run bench` gives them, and each count is set beside the service's: where a
+ * ratio of req/s moves by ±0.07 between runs, this one says how much work the service does beside
+ * a server that does the same (the load generator, the database and the kernel left out).
  *
  * Each build (this one, and with --versus-build another build's bundle) runs on a fresh database
  * of its own, seeded as the bench seeds it (bench/support/scenarios.ts), under
@@ -30,11 +35,14 @@ import { createDatabases, type DatabaseKind } from './support/databases.js';
 import { SERVICE_ENTRY, startServer } from './support/processes.js';
 import { SCENARIOS, seedOwners, type Target } from './support/scenarios.js';
 import { parseSettings, POSTGRES_ADMIN_URL } from './support/settings.js';
+import { YARDSTICKS } from './support/yardsticks.js';
 
 const USAGE = `npm run bench:instructions [-- options]
   --scenario list|create   what is counted (default list: GET /plants?limit=20 of 200 plants)
   --db postgres|sqlite     the database (default postgres)
   --versus-build PATH      also count another build's bundle, e.g. /tmp/before/dist/bundle/main.js
+  --yardsticks same-work,bare,floor,conventional
+                           also count these servers of \`npm run bench\`, each beside the service
   --service-env KEY=VALUE  start each build with a setting changed, e.g. RATE_LIMIT_ENABLED=false
   --connections N          concurrent connections (default 1: requests one at a time)
   --warmup N --requests N  uncounted and counted requests (default 6000 and 2000)
@@ -45,6 +53,13 @@ const USAGE = `npm run bench:instructions [-- options]
  * with HOST=127.0.0.1 (its listen address), so vgdb is given the same two.
  */
 const VGDB_ENV = { HOST: '127.0.0.1', USER: process.env.USER ?? 'bench' };
+
+/** What is counted: a build of the service, or a yardstick, with its settings. */
+interface Counted {
+  build: string;
+  script: string;
+  env: Record<string, string>;
+}
 
 interface Count {
   build: string;
@@ -93,12 +108,10 @@ async function send(
 }
 
 async function count(
-  build: string,
-  bundle: string,
+  { build, script, env }: Counted,
   kind: DatabaseKind,
   scenarioName: string,
   settings: { connections: number; warmup: number; requests: number },
-  serviceEnv: Record<string, string>,
 ): Promise<Count> {
   const scenario = SCENARIOS.find((s) => s.name === scenarioName);
   if (!scenario) throw new Error(`no scenario ${scenarioName}`);
@@ -109,8 +122,8 @@ async function count(
   try {
     const server = await startServer(
       build,
-      bundle,
-      { DATABASE_URL: seeder.url, RATE_LIMIT_MAX: '10000000', ...serviceEnv, ...VGDB_ENV },
+      script,
+      { DATABASE_URL: seeder.url, ...env, ...VGDB_ENV },
       [],
       {
         command: [
@@ -165,6 +178,7 @@ async function main(): Promise<void> {
       db: { type: 'string', default: 'postgres' },
       'versus-build': { type: 'string' },
       'service-env': { type: 'string', multiple: true, default: [] },
+      yardsticks: { type: 'string', default: '' },
       connections: { type: 'string', default: '1' },
       warmup: { type: 'string' },
       requests: { type: 'string' },
@@ -195,9 +209,19 @@ async function main(): Promise<void> {
       `--connections, --warmup and --requests take whole numbers above 0\n\n${USAGE}`,
     );
   }
-  const serviceEnv = parseSettings(options['service-env'], 'service-env');
-  const builds: Array<[string, string]> = [['service', SERVICE_ENTRY]];
-  if (options['versus-build']) builds.push(['baseline', resolve(options['versus-build'])]);
+  // As `npm run bench` runs them: a quota no count can spend.
+  const serviceEnv = {
+    RATE_LIMIT_MAX: '10000000',
+    ...parseSettings(options['service-env'], 'service-env'),
+  };
+  const builds: Counted[] = [{ build: 'service', script: SERVICE_ENTRY, env: serviceEnv }];
+  const versusBuild = options['versus-build'];
+  if (versusBuild) builds.push({ build: 'baseline', script: resolve(versusBuild), env: serviceEnv });
+  for (const name of options.yardsticks.split(',').filter(Boolean)) {
+    const yardstick = YARDSTICKS.find((y) => y.name === name);
+    if (!yardstick) throw new Error(`no yardstick ${name}\n\n${USAGE}`);
+    builds.push({ build: name, script: yardstick.script, env: yardstick.env(serviceEnv) });
+  }
   console.log(
     `Instructions of the main thread per ${options.scenario} (${options.db}), ` +
       `${settings.requests} requests on ${settings.connections} connection(s) after ${settings.warmup} uncounted, ` +
@@ -205,24 +229,17 @@ async function main(): Promise<void> {
       `${options['service-env'].length > 0 ? `, with ${options['service-env'].join(' ')}` : ''}:`,
   );
   const counts: Count[] = [];
-  for (const [build, bundle] of builds) {
-    const counted = await count(
-      build,
-      bundle,
-      options.db as DatabaseKind,
-      options.scenario,
-      settings,
-      serviceEnv,
-    );
-    counts.push(counted);
+  for (const counted of builds) {
+    const result = await count(counted, options.db as DatabaseKind, options.scenario, settings);
+    counts.push(result);
     console.log(
-      `  ${build.padEnd(9)} ${(counted.instructions / counted.answered / 1000).toFixed(1)} ` +
-        `thousand (${counted.instructions} over ${counted.answered} answers; ${bundle})`,
+      `  ${counted.build.padEnd(12)} ${(result.instructions / result.answered / 1000).toFixed(1)} ` +
+        `thousand (${result.instructions} over ${result.answered} answers; ${counted.script})`,
     );
   }
-  if (counts.length === 2) {
-    const per = (c: Count) => c.instructions / c.answered;
-    console.log(`  service / baseline: ${(per(counts[0]) / per(counts[1])).toFixed(4)}`);
+  const per = (c: Count) => c.instructions / c.answered;
+  for (const other of counts.slice(1)) {
+    console.log(`  service / ${other.build}: ${(per(counts[0]) / per(other)).toFixed(4)}`);
   }
 }
 

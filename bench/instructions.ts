@@ -216,7 +216,8 @@ async function main(): Promise<void> {
   };
   const builds: Counted[] = [{ build: 'service', script: SERVICE_ENTRY, env: serviceEnv }];
   const versusBuild = options['versus-build'];
-  if (versusBuild) builds.push({ build: 'baseline', script: resolve(versusBuild), env: serviceEnv });
+  if (versusBuild)
+    builds.push({ build: 'baseline', script: resolve(versusBuild), env: serviceEnv });
   for (const name of options.yardsticks.split(',').filter(Boolean)) {
     const yardstick = YARDSTICKS.find((y) => y.name === name);
     if (!yardstick) throw new Error(`no yardstick ${name}\n\n${USAGE}`);

@@ -1,5 +1,6 @@
-import { type ExecutionContext } from '@nestjs/common';
+import { type ExecutionContext, type Type } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host.js';
 import type { FastifyRequest } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { AuthChallengeException, InsufficientScopeException } from './auth-challenge.exception.js';
@@ -28,12 +29,7 @@ const contextFor = (
   handler: () => void,
   request: object = {},
   classRef: object = Routes,
-): ExecutionContext =>
-  ({
-    getHandler: () => handler,
-    getClass: () => classRef,
-    switchToHttp: () => ({ getRequest: () => request, getResponse: () => ({}) }),
-  }) as unknown as ExecutionContext;
+): ExecutionContext => new ExecutionContextHost([request, {}], classRef as Type, handler);
 
 /** An authenticator with a fixed verdict, counting how often it is asked. */
 const authenticatorOf = (verdict: () => Promise<AuthenticatedCaller>) => {

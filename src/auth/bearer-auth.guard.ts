@@ -1,6 +1,7 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { httpReplyOf, httpRequestOf } from '../http/http-arguments.js';
 import { PerRoute } from '../http/per-route.js';
 import { InsufficientScopeException } from './auth-challenge.exception.js';
 import type { AuthenticatedCaller } from './caller-owner.decorator.js';
@@ -34,9 +35,11 @@ export class BearerAuthGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     if (this.isPublic.get(context)) return true;
-    const http = context.switchToHttp();
-    const request = http.getRequest<FastifyRequest & { user?: AuthenticatedCaller }>();
-    const caller = await this.authenticator.authenticate(request, http.getResponse<FastifyReply>());
+    const request = httpRequestOf<FastifyRequest & { user?: AuthenticatedCaller }>(context);
+    const caller = await this.authenticator.authenticate(
+      request,
+      httpReplyOf<FastifyReply>(context),
+    );
     request.user = caller;
     // Only an access token whose scopes are checked has them (AUTH_JWT_REQUIRE_SCOPES).
     const scope = this.requiredScope.get(context);

@@ -1,4 +1,5 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import { httpRequestOf } from '../http/http-arguments.js';
 
 /** What the bearer strategy puts on the request once a token checks out. */
 export interface AuthenticatedCaller {
@@ -14,5 +15,5 @@ export interface AuthenticatedCaller {
 /** The owner of the token the request was made with. */
 export const CallerOwner = createParamDecorator(
   (_: unknown, context: ExecutionContext): string =>
-    context.switchToHttp().getRequest<{ user: AuthenticatedCaller }>().user.owner,
+    httpRequestOf<{ user: AuthenticatedCaller }>(context).user.owner,
 );

@@ -1,5 +1,6 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import { httpRequestOf } from '../http/http-arguments.js';
 import type { RequestScope } from './request-scope.js';
 
 declare module 'fastify' {
@@ -17,7 +18,7 @@ declare module 'fastify' {
  */
 export const CallerScope = createParamDecorator(
   (_: unknown, context: ExecutionContext): RequestScope => {
-    const scope = context.switchToHttp().getRequest<FastifyRequest>().databaseScope;
+    const scope = httpRequestOf<FastifyRequest>(context).databaseScope;
     if (!scope) throw new Error('@CallerScope() on a request without a database scope');
     return scope;
   },

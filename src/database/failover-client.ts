@@ -164,7 +164,8 @@ export class FailoverClient extends pg.Client {
         reject(failure);
       });
       // Client.query reads the timeout from the query it is given.
-      super.query(Object.assign(query, { query_timeout: timeoutMs }));
+      (query as pg.Query & { query_timeout: number }).query_timeout = timeoutMs;
+      super.query(query);
     });
   }
 

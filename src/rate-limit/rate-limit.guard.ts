@@ -13,6 +13,7 @@ import {
   type ThrottlerModuleOptions,
   type ThrottlerStorage,
 } from '@nestjs/throttler';
+import { httpReplyOf, httpRequestOf } from '../http/http-arguments.js';
 import { PerRoute } from '../http/per-route.js';
 import { MemoryThrottlerStorage } from './memory-throttler.storage.js';
 import type { StorageRecord } from './storage-record.js';
@@ -69,6 +70,14 @@ class QuotaGuard extends ThrottlerGuard {
   constructor(options: ThrottlerModuleOptions, storage: ThrottlerStorage) {
     super(options, storage, new Reflector());
     this.memory = storage instanceof MemoryThrottlerStorage ? storage : undefined;
+  }
+
+  /** As the library's, without switchToHttp()'s closures (http-arguments.ts); its fallback reads it too. */
+  protected override getRequestResponse(context: ExecutionContext): {
+    req: Record<string, unknown>;
+    res: Record<string, unknown>;
+  } {
+    return { req: httpRequestOf(context), res: httpReplyOf(context) };
   }
 
   /** canActivate, answered synchronously where it can be (the library's returns a promise). */

@@ -7,6 +7,7 @@ import {
   READ_TIMEOUT_MESSAGE,
   signalsFailover,
 } from './database-errors.js';
+import { ObjectRowsQuery } from './object-rows-query.js';
 import type { PostgresHost } from './postgres-url.js';
 import { handedOverScope, type RequestScope, timerMs } from './request-scope.js';
 
@@ -97,7 +98,8 @@ export class FailoverClient extends pg.Client {
   }
 
   // Every form of node-postgres's query() (text, config object, callback or
-  // promise) passes through; a text query gets the deadline's timeout.
+  // promise) passes through; a text query gets the deadline's timeout, and one with
+  // parameters builds its rows once per shape of row (ObjectRowsQuery).
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   override query(...input: any[]): any {
     const args: unknown[] = input;
@@ -110,19 +112,17 @@ export class FailoverClient extends pg.Client {
       process.nextTick(callback, error);
       return undefined;
     }
-    if (
-      remaining !== undefined &&
-      remaining < this.statementTimeoutMs &&
-      typeof args[0] === 'string'
-    ) {
-      const values = Array.isArray(args[1]) ? (args[1] as unknown[]) : undefined;
-      const timed = this.timedQuery(
-        args[0],
+    const text = args[0];
+    const values = Array.isArray(args[1]) ? (args[1] as unknown[]) : undefined;
+    const timed = remaining !== undefined && remaining < this.statementTimeoutMs;
+    if (typeof text === 'string' && (timed || (values !== undefined && values.length > 0))) {
+      const submitted = this.submitted(
+        text,
         values,
-        Math.min(timerMs(remaining), this.statementTimeoutMs),
+        timed ? Math.min(timerMs(remaining), this.statementTimeoutMs) : undefined,
       );
-      if (!callback) return timed;
-      timed.then((result) => callback(undefined, result), callback);
+      if (!callback) return submitted;
+      submitted.then((result) => callback(undefined, result), callback);
       return undefined;
     }
     if (callback) {
@@ -140,31 +140,38 @@ export class FailoverClient extends pg.Client {
   }
 
   /**
-   * A text query with what the deadline leaves as its timeout, submitted as a
-   * pg Query that carries it: a config object would carry it too, but
-   * node-postgres copies each one through its property descriptors, 2 % of a
-   * list request's CPU time (BENCHMARKS.md, "Where a list's time goes"). The
-   * "a statement that gets no answer" test in test/errors.e2e-spec.ts pins
-   * that the timeout is read.
+   * A text query, submitted as a query object: with parameters an
+   * ObjectRowsQuery (its rows built once per shape of row, see there), and
+   * with `timeoutMs`, what the deadline leaves, as its read timeout. Not a
+   * config object, which would carry both but which node-postgres copies
+   * through its property descriptors, 2 % of a list request's CPU time
+   * (BENCHMARKS.md, "Where a list's time goes"). The "a statement that gets
+   * no answer" test in test/errors.e2e-spec.ts pins that the timeout is read.
    */
-  private timedQuery(
+  private submitted(
     text: string,
     values: unknown[] | undefined,
-    timeoutMs: number,
+    timeoutMs: number | undefined,
   ): Promise<pg.QueryResult> {
     return new Promise((resolve, reject) => {
-      const query = new pg.Query(text, values, (error, result) => {
-        if (!error) return resolve(result);
-        // Its read timeout here is the deadline's.
+      const done = (error: Error | undefined, result?: pg.QueryResult) => {
+        if (!error) return resolve(result!);
+        // A timed query's read timeout is the deadline's.
         const failure =
-          error.message === READ_TIMEOUT_MESSAGE
+          timeoutMs !== undefined && error.message === READ_TIMEOUT_MESSAGE
             ? new DeadlineInStatementError({ cause: error })
             : error;
         this.unfitAfter(failure);
         reject(failure);
-      });
+      };
+      const query =
+        values !== undefined && values.length > 0
+          ? new ObjectRowsQuery(text, values, this, done)
+          : new pg.Query(text, values, done as (error: Error | undefined) => void);
       // Client.query reads the timeout from the query it is given.
-      (query as pg.Query & { query_timeout: number }).query_timeout = timeoutMs;
+      if (timeoutMs !== undefined) {
+        (query as pg.Query & { query_timeout: number }).query_timeout = timeoutMs;
+      }
       super.query(query);
     });
   }

@@ -63,122 +63,152 @@ export class FailoverPool extends pg.Pool {
   override connect(callback?: (...args: any[]) => void): any {
     // Taken now, while TypeORM's query() is still calling (request-scope.ts).
     const scope = handedOverScope();
-    const acquired = this.gate ? this.acquireFairly(this.gate, scope) : this.acquire(scope);
-    if (!callback) return acquired;
-    acquired.then(
-      (client) => callback(undefined, client, (error?: Error) => client.release(error)),
-      (error: unknown) => callback(error, undefined, () => undefined),
-    );
+    if (!callback) {
+      return new Promise<pg.PoolClient>((resolve, reject) =>
+        this.checkOut(scope, (error, client) => (error ? reject(error) : resolve(client!))),
+      );
+    }
+    this.checkOut(scope, (error, client) => {
+      if (error) callback(error, undefined, () => undefined);
+      else callback(undefined, client, (failure?: Error) => client!.release(failure));
+    });
     return undefined;
   }
 
-  /** A connection once the owner's turn comes; its release gives the turn back. */
-  private acquireFairly(gate: FairPoolGate, scope: RequestScope): Promise<pg.PoolClient> {
-    // Most checkouts find a place free: no promise to await for it.
+  /**
+   * A connection for `scope`, passed to `done`, never before this returns.
+   * Callbacks all the way from TypeORM's to pg-pool's, as both libraries
+   * check out: a promise at each step, with the gate's timer of each wait
+   * (fair-pool-gate.ts), cost about 3 % of a list's instructions at 32
+   * connections (BENCHMARKS.md, "Instructions per request").
+   */
+  private checkOut(scope: RequestScope, done: Checkout): void {
+    const gate = this.gate;
+    if (!gate) return this.acquire(scope, undefined, done);
+    // Most checkouts of a quiet pool find a place free.
     const leave = gate.tryEnter(scope.party);
-    if (leave) return this.acquireHolding(leave, scope);
+    if (leave) return this.acquireHolding(leave, scope, done);
     const timeoutMs = this.options.connectionTimeoutMillis || 5000;
-    return gate
-      .enter(scope.party, timeoutMs, scope.remainingMs())
-      .then((admitted) => this.acquireHolding(admitted, scope));
+    gate.enter(scope.party, timeoutMs, scope.remainingMs(), (error, admitted) =>
+      error ? done(error) : this.acquireHolding(admitted!, scope, done),
+    );
   }
 
   /**
    * A connection for a checkout that holds a place of the gate, which `leave`
-   * gives back. A checkout given up at the deadline while pg-pool was still
-   * making its connection keeps its place until that connection has come (and
-   * been given back) or failed: else the gate would admit more than the pool
-   * holds, and pg-pool's own first-come queue would form behind it.
+   * gives back once pg-pool has the connection again. A checkout given up at
+   * the deadline while pg-pool was still making its connection keeps its
+   * place until that connection has come (and been given back) or failed:
+   * else the gate would admit more than the pool holds, and pg-pool's own
+   * first-come queue would form behind it.
    */
-  private async acquireHolding(leave: Leave, scope: RequestScope): Promise<pg.PoolClient> {
-    const abandoned: Abandoned = {};
-    let client: pg.PoolClient;
-    try {
-      client = await this.acquire(scope, abandoned);
-    } catch (error) {
-      if (abandoned.connect) void abandoned.connect.then(leave);
-      else leave();
-      throw error;
-    }
-    // pg-pool gives each checkout a release function of its own.
-    const release = client.release.bind(client);
-    client.release = (error?: Error | boolean) => {
-      leave();
-      release(error);
-    };
-    return client;
-  }
-
-  /** A connection whose statements get what `scope`'s deadline leaves. */
-  private async acquire(scope: RequestScope, abandoned?: Abandoned): Promise<pg.PoolClient> {
-    let failure: unknown;
-    // A stale client leaves the pool as it is found: at most `max` of them.
-    let stale = 0;
-    for (let attempt = 0; attempt < this.attempts;) {
-      let client: pg.PoolClient;
-      try {
-        client = await this.checkout(scope, abandoned);
-      } catch (error) {
-        if (!worthAnotherTry(error)) throw error;
-        failure = error;
-        attempt += 1;
-        continue;
+  private acquireHolding(leave: Leave, scope: RequestScope, done: Checkout): void {
+    const abandoned: Abandoned = { pending: false };
+    this.acquire(scope, abandoned, (error, client) => {
+      if (error) {
+        if (abandoned.pending) abandoned.settled = leave;
+        else leave();
+        return done(error);
       }
-      const failoverClient = client as unknown as FailoverClient;
-      if (failoverClient.epoch >= this.tracker.epoch) {
-        failoverClient.scope = scope;
-        return client;
-      }
-      client.release(new Error('a connection from before a failover'));
-      stale += 1;
-      if (stale > (this.options.max ?? 10)) attempt += 1;
-    }
-    const reason = failure instanceof Error ? failure.message : String(failure);
-    throw new NoConnectionError(`no database connection could be made: ${reason}`, {
-      cause: failure,
+      // pg-pool gives each checkout a release function of its own. The
+      // connection is idle again before the place goes to a waiter, which
+      // then finds it there.
+      // An arrow function of pg-pool's (`_releaseOnce`), bound to nothing.
+      // eslint-disable-next-line @typescript-eslint/unbound-method
+      const release = client!.release;
+      client!.release = (failure?: Error | boolean) => {
+        release(failure);
+        leave();
+      };
+      done(undefined, client);
     });
   }
 
+  /** A connection whose statements get what `scope`'s deadline leaves. */
+  private acquire(scope: RequestScope, abandoned: Abandoned | undefined, done: Checkout): void {
+    let attempt = 0;
+    // A stale client leaves the pool as it is found: at most `max` of them.
+    let stale = 0;
+    let failure: unknown;
+    const next = (): void => {
+      if (attempt >= this.attempts) {
+        const reason = failure instanceof Error ? failure.message : String(failure);
+        return done(
+          new NoConnectionError(`no database connection could be made: ${reason}`, {
+            cause: failure,
+          }),
+        );
+      }
+      this.checkout(scope, abandoned, (error, client) => {
+        if (error) {
+          if (!worthAnotherTry(error)) return done(error);
+          failure = error;
+          attempt += 1;
+          return next();
+        }
+        const failoverClient = client as unknown as FailoverClient;
+        if (failoverClient.epoch >= this.tracker.epoch) {
+          failoverClient.scope = scope;
+          return done(undefined, client);
+        }
+        client!.release(new Error('a connection from before a failover'));
+        stale += 1;
+        if (stale > (this.options.max ?? 10)) attempt += 1;
+        next();
+      });
+    };
+    next();
+  }
+
   /** pg-pool's checkout, given up when the request's deadline passes (then said in `abandoned`). */
-  private checkout(scope: RequestScope, abandoned?: Abandoned): Promise<pg.PoolClient> {
+  private checkout(scope: RequestScope, abandoned: Abandoned | undefined, done: Checkout): void {
     const remaining = scope.remainingMs();
     if (remaining !== undefined && remaining <= 0) {
-      return Promise.reject(new DeadlineExceededError());
+      process.nextTick(done, new DeadlineExceededError());
+      return;
     }
     // pg-pool hands an idle client to its next waiter in the next tick: with
     // more idle than waiting, this checkout waits no longer than that, and
     // needs no timer of its own (pg-pool 3.14, `connect` and `_pulseQueue`).
     const idleForIt = this.idleCount > this.waitingCount;
     // A client made for this checkout checks its server within the deadline (FailoverClient).
-    const pending = handOver(scope, () => super.connect());
-    if (remaining === undefined || idleForIt) return pending;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        reject(new DeadlineExceededError());
-        // Given back whenever it comes: the request no longer waits for it.
-        const connect = pending.then(
-          (client) => client.release(),
-          () => undefined,
-        );
-        if (abandoned) abandoned.connect = connect;
-      }, timerMs(remaining));
-      pending.then(
-        (client) => {
+    if (remaining === undefined || idleForIt) {
+      handOver(scope, () => super.connect(done));
+      return;
+    }
+    let late = false;
+    const timer = setTimeout(() => {
+      late = true;
+      // Given back whenever it comes: the request no longer waits for it.
+      if (abandoned) abandoned.pending = true;
+      done(new DeadlineExceededError());
+    }, timerMs(remaining));
+    handOver(scope, () =>
+      super.connect((error?: Error, client?: pg.PoolClient) => {
+        if (!late) {
           clearTimeout(timer);
-          resolve(client);
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          reject(error instanceof Error ? error : new Error(String(error)));
-        },
-      );
-    });
+          return done(error, client);
+        }
+        client?.release();
+        if (abandoned) {
+          abandoned.pending = false;
+          abandoned.settled?.();
+        }
+      }),
+    );
   }
 }
 
-/** A checkout given up at its deadline: `connect` settles once pg-pool's checkout has. */
+/** What a checkout calls back with: an error, or the connection. */
+type Checkout = (error: Error | undefined, client?: pg.PoolClient) => void;
+
+/**
+ * A checkout given up at its deadline: `pending` while pg-pool's checkout
+ * has not come back; `settled` is called once it has.
+ */
 interface Abandoned {
-  connect?: Promise<void>;
+  pending: boolean;
+  settled?: () => void;
 }
 
 /**

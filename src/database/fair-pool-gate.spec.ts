@@ -2,11 +2,25 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DeadlineExceededError, isDatabaseUnavailable, nothingRan } from './database-errors.js';
 import { FairPoolGate, type Leave, PoolFullError } from './fair-pool-gate.js';
 
+/** `gate.enter` as a promise of the place's leave function. */
+function entered(
+  gate: FairPoolGate,
+  party: string,
+  timeoutMs: number,
+  deadlineMs?: number,
+): Promise<Leave> {
+  return new Promise((resolve, reject) =>
+    gate.enter(party, timeoutMs, deadlineMs, (error, leave) =>
+      error ? reject(error) : resolve(leave!),
+    ),
+  );
+}
+
 /** Enters and records the order in which parties were let in. */
 function recorder(gate: FairPoolGate) {
   const order: string[] = [];
   const enter = (party: string, timeoutMs = 60_000, deadlineMs?: number) =>
-    gate.enter(party, timeoutMs, deadlineMs).then((leave) => {
+    entered(gate, party, timeoutMs, deadlineMs).then((leave) => {
       order.push(party);
       return leave;
     });
@@ -35,7 +49,7 @@ describe('FairPoolGate', () => {
     expect(first).toBeTypeOf('function');
     expect(gate.tryEnter('b')).toBeTypeOf('function');
     expect(gate.tryEnter('c')).toBeUndefined();
-    const waiting = gate.enter('c', 60_000);
+    const waiting = entered(gate, 'c', 60_000);
     first!();
     // The freed place went to c's waiter: not to a caller that did not wait for it.
     expect(gate.tryEnter('a')).toBeUndefined();
@@ -90,7 +104,7 @@ describe('FairPoolGate', () => {
     leave();
     expect(gate.holdings().size).toBe(0);
     await enter('b');
-    const third = gate.enter('c', 20);
+    const third = entered(gate, 'c', 20);
     await expect(third).rejects.toBeInstanceOf(PoolFullError);
     // A 503, but no proof that nothing ran: as pg-pool's own timeout, never retried for a delete.
     const error = await third.catch((failure: unknown) => failure);
@@ -101,9 +115,9 @@ describe('FairPoolGate', () => {
   it('fails a wait after the connect timeout, or after the deadline when that is sooner, and forgets the waiter', async () => {
     vi.useFakeTimers();
     const gate = new FairPoolGate(1);
-    const leave = await gate.enter('a', 1000);
-    const timedOut = gate.enter('b', 1000);
-    const pastDeadline = gate.enter('c', 1000, 200);
+    const leave = await entered(gate, 'a', 1000);
+    const timedOut = entered(gate, 'b', 1000);
+    const pastDeadline = entered(gate, 'c', 1000, 200);
     vi.advanceTimersByTime(200);
     await expect(pastDeadline).rejects.toBeInstanceOf(DeadlineExceededError);
     vi.advanceTimersByTime(800);
@@ -111,6 +125,27 @@ describe('FairPoolGate', () => {
     leave();
     // Neither of the two that gave up holds a place.
     expect(gate.holdings().size).toBe(0);
-    await expect(gate.enter('d', 1000)).resolves.toBeTypeOf('function');
+    await expect(entered(gate, 'd', 1000)).resolves.toBeTypeOf('function');
+  });
+
+  it('keeps one timer for all its waits, set again only for a wait that gives up sooner', async () => {
+    vi.useFakeTimers();
+    const gate = new FairPoolGate(1);
+    const leave = gate.tryEnter('a')!;
+    const timers = vi.spyOn(globalThis, 'setTimeout');
+    const waits = [entered(gate, 'b', 1000), entered(gate, 'c', 1000), entered(gate, 'b', 1000)];
+    expect(timers).toHaveBeenCalledTimes(1);
+    const sooner = entered(gate, 'd', 1000, 100);
+    expect(timers).toHaveBeenCalledTimes(2);
+    vi.advanceTimersByTime(100);
+    await expect(sooner).rejects.toBeInstanceOf(DeadlineExceededError);
+    // The others are served in their order, each as a place comes back.
+    leave();
+    const second = await waits[0];
+    second();
+    (await waits[1])();
+    (await waits[2])();
+    expect(gate.holdings().size).toBe(0);
+    timers.mockRestore();
   });
 });

@@ -19,7 +19,11 @@ export class PoolFullError extends Error {
 interface Waiter {
   /** Arrival order, across parties: first come, first served among equals. */
   seq: number;
-  admit: () => void;
+  /** When it gives up (a Date.now() value): at its deadline, or after the connect timeout. */
+  expiresAt: number;
+  deadline: boolean;
+  timeoutMs: number;
+  admitted: (error: Error | undefined, leave?: Leave) => void;
 }
 
 /** Gives back a place taken with FairPoolGate.enter; a second call does nothing. */
@@ -46,38 +50,41 @@ export class FairPoolGate {
   private waiters = 0;
   private arrivals = 0;
   private admitted = 0;
+  /** The one timer of all the waits, due at `timerAt`: see `wakeBy`. */
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = 0;
 
   constructor(private readonly places: number) {}
 
   /**
-   * Resolves, once `party` may take a connection, with the function that
-   * gives its place back. Rejects when none comes within `timeoutMs`, or
-   * within `deadlineMs`, the request's deadline (when it has one), if that is
-   * sooner.
+   * Calls `admitted`, once `party` may take a connection, with the function
+   * that gives its place back; with an error when none comes within
+   * `timeoutMs`, or within `deadlineMs`, the request's deadline (when it has
+   * one), if that is sooner. A callback, not a promise: it is called as a
+   * place is given back, and the checkout goes on at once (FailoverPool).
+   * Never called before this returns; ask `tryEnter` first.
    */
-  enter(party: string, timeoutMs: number, deadlineMs?: number): Promise<Leave> {
-    if (this.placeFree()) return Promise.resolve(this.admit(party));
-    const deadlineFirst = deadlineMs !== undefined && deadlineMs < timeoutMs;
-    return new Promise((resolve, reject) => {
-      const waiter: Waiter = {
-        seq: this.arrivals++,
-        admit: () => {
-          clearTimeout(timer);
-          resolve(this.admit(party));
-        },
-      };
-      const timer = setTimeout(
-        () => {
-          this.forget(party, waiter);
-          reject(deadlineFirst ? new DeadlineExceededError() : new PoolFullError(timeoutMs));
-        },
-        deadlineFirst ? Math.min(timerMs(Math.max(0, deadlineMs)), timeoutMs) : timeoutMs,
-      );
-      const queue = this.waiting.get(party);
-      if (queue) queue.push(waiter);
-      else this.waiting.set(party, [waiter]);
-      this.waiters += 1;
-    });
+  enter(
+    party: string,
+    timeoutMs: number,
+    deadlineMs: number | undefined,
+    admitted: (error: Error | undefined, leave?: Leave) => void,
+  ): void {
+    const deadline = deadlineMs !== undefined && deadlineMs < timeoutMs;
+    const waiter: Waiter = {
+      seq: this.arrivals++,
+      expiresAt: Date.now() + (deadline ? Math.max(0, deadlineMs) : timeoutMs),
+      deadline,
+      timeoutMs,
+      admitted,
+    };
+    const queue = this.waiting.get(party);
+    if (queue) queue.push(waiter);
+    else this.waiting.set(party, [waiter]);
+    this.waiters += 1;
+    this.wakeBy(waiter.expiresAt);
+    // A place may be free with no one else waiting: the caller did not ask tryEnter.
+    if (this.admitted < this.places) process.nextTick(() => this.admitNext());
   }
 
   /**
@@ -118,7 +125,8 @@ export class FairPoolGate {
       let next: Waiter | undefined;
       let nextParty = '';
       let fewest = Infinity;
-      for (const [party, [first]] of this.waiting) {
+      for (const [party, queue] of this.waiting) {
+        const first = queue[0];
         const holding = this.held.get(party) ?? 0;
         if (holding < fewest || (holding === fewest && first.seq < next!.seq)) {
           next = first;
@@ -127,14 +135,50 @@ export class FairPoolGate {
         }
       }
       this.forget(nextParty, next!);
-      next!.admit();
+      next!.admitted(undefined, this.admit(nextParty));
     }
   }
 
   private forget(party: string, waiter: Waiter): void {
     const queue = this.waiting.get(party)!;
-    queue.splice(queue.indexOf(waiter), 1);
+    if (queue[0] === waiter) queue.shift();
+    else queue.splice(queue.indexOf(waiter), 1);
     if (queue.length === 0) this.waiting.delete(party);
     this.waiters -= 1;
+  }
+
+  /**
+   * Ends the waits that are due by `at` or later: one timer for all the
+   * waits, set for the one that gives up first. A timer of each wait's own
+   * was set and then cleared at its turn (nearly every wait ends in a place):
+   * a setTimeout and a clearTimeout per waiting checkout.
+   */
+  private wakeBy(at: number): void {
+    if (this.timer !== undefined && this.timerAt <= at) return;
+    clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => this.giveUpDue(), timerMs(Math.max(0, at - Date.now())));
+    // It may outlive the waits it was set for: it must not hold a shutdown up.
+    this.timer.unref();
+  }
+
+  /** Fails the waits that are due, and sets the timer for the next one to give up. */
+  private giveUpDue(): void {
+    this.timer = undefined;
+    const now = Date.now();
+    let nextAt = Infinity;
+    for (const [party, queue] of [...this.waiting]) {
+      for (const waiter of [...queue]) {
+        if (waiter.expiresAt <= now) {
+          this.forget(party, waiter);
+          waiter.admitted(
+            waiter.deadline ? new DeadlineExceededError() : new PoolFullError(waiter.timeoutMs),
+          );
+        } else if (waiter.expiresAt < nextAt) {
+          nextAt = waiter.expiresAt;
+        }
+      }
+    }
+    if (nextAt !== Infinity) this.wakeBy(nextAt);
   }
 }

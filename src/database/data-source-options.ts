@@ -74,6 +74,13 @@ export function dataSourceOptions(
   const pool: FailoverPoolOptions = {
     hosts,
     max: env.DB_POOL_SIZE,
+    // A connection, once made, stays (a fixed-size pool, as HikariCP's
+    // default): pg-pool closes an idle one only above `min`, by a timer it
+    // sets at every release and clears at the next checkout, in a timer list
+    // of its own that Node makes and drops each time (about 1 % of a list's
+    // instructions at 32 connections; BENCHMARKS.md, "Instructions per request").
+    // A connection from before a failover is still dropped as it is checked out.
+    min: env.DB_POOL_SIZE,
     connectionTimeoutMillis: env.DB_CONNECT_TIMEOUT_MS,
     query_timeout: env.DB_STATEMENT_TIMEOUT_MS,
     fairShare: env.FAIR_SHARE_ENABLED ?? false,

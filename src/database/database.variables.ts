@@ -20,7 +20,10 @@ export class DatabaseVariables {
   )
   DATABASE_URL = 'sqlite:./data/plant-store.sqlite';
 
-  @Variable('Database', 'PostgreSQL connections per instance.')
+  @Variable(
+    'Database',
+    'PostgreSQL connections per instance: each made when first needed, then kept open.',
+  )
   @IntVariable(1, 1000)
   DB_POOL_SIZE = 10;
 

@@ -76,11 +76,11 @@ export class FailoverPool extends pg.Pool {
   }
 
   /**
-   * A connection for `scope`, passed to `done`, never before this returns.
-   * Callbacks all the way from TypeORM's to pg-pool's, as both libraries
-   * check out: a promise at each step, with the gate's timer of each wait
-   * (fair-pool-gate.ts), cost about 3 % of a list's instructions at 32
-   * connections (BENCHMARKS.md, "Instructions per request").
+   * A connection for `scope`, passed to `done`. Callbacks all the way from
+   * TypeORM's to pg-pool's, as both libraries check out: a promise at each
+   * step, with the gate's timer of each wait (fair-pool-gate.ts), cost about
+   * 3 % of a list's instructions at 32 connections (BENCHMARKS.md,
+   * "Instructions per request").
    */
   private checkOut(scope: RequestScope, done: Checkout): void {
     const gate = this.gate;
@@ -110,10 +110,9 @@ export class FailoverPool extends pg.Pool {
         else leave();
         return done(error);
       }
-      // pg-pool gives each checkout a release function of its own. The
-      // connection is idle again before the place goes to a waiter, which
-      // then finds it there.
-      // An arrow function of pg-pool's (`_releaseOnce`), bound to nothing.
+      // pg-pool gives each checkout a release function of its own (an arrow
+      // function, `_releaseOnce`, bound to nothing). The connection is idle
+      // again before the place goes to a waiter, which then finds it there.
       // eslint-disable-next-line @typescript-eslint/unbound-method
       const release = client!.release;
       client!.release = (failure?: Error | boolean) => {

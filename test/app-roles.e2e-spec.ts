@@ -64,11 +64,20 @@ describe.each(databaseKinds())('APP_ROLE on %s', (kind) => {
     );
     expect(receiver.received.map((r) => r.body)).toEqual(['{"id":1,"name":"Fern"}']);
     // Sent once, on its first attempt, and that attempt was the worker's: the api made none.
-    const deliveries = await api
-      .http()
-      .get(`/webhooks/${subscribed.body.id}/deliveries`)
-      .set('Authorization', auth);
-    expect(deliveries.body).toMatchObject([{ state: 'delivered', attempts: 1 }]);
+    // The worker records the attempt once the receiver has answered: wait for the record.
+    const deliveries = await eventually(
+      async () => {
+        const listed = await api
+          .http()
+          .get(`/webhooks/${subscribed.body.id}/deliveries`)
+          .set('Authorization', auth);
+        const body = listed.body as { attempts: number }[];
+        return body[0]?.attempts === 0 ? undefined : body;
+      },
+      'the worker to record its attempt',
+      10_000,
+    );
+    expect(deliveries).toMatchObject([{ state: 'delivered', attempts: 1 }]);
     const attempted = /^webhook_deliveries_total\{outcome="delivered"\} (\d+)$/m;
     expect(attempted.exec((await http().get('/metrics')).text)?.[1]).toBe('1');
     expect(attempted.exec((await api.http().get('/metrics')).text)).toBeNull();

@@ -8,7 +8,7 @@
  *
  *   npm run bench:instructions [-- --scenario list|create] [--db postgres|sqlite]
  *     [--versus-build PATH] [--yardsticks same-work,floor] [--service-env KEY=VALUE]
- *     [--connections N] [--requests N] [--warmup N] [--quick]
+ *     [--connections N] [--requests N] [--warmup N] [--by-file] [--quick]
  *
  * With --yardsticks, the bench's yardsticks (bench/support/yardsticks.ts) are counted the same way,
  * with the settings `npm run bench` gives them, and each count is set beside the service's: where a
@@ -23,6 +23,9 @@
  * instructions per answered request; the compiler and collector threads are apart and left out.
  * valgrind makes the server many times slower: a count of two builds takes about two minutes.
  *
+ * With --by-file, each count is also split by source file (bench/support/instruction-profile.ts):
+ * the server runs with V8's perf map, which names the code callgrind counts.
+ *
  * `--quick` is CI's smoke run: a few hundred requests, to check that the count is taken.
  */
 import { spawnSync } from 'node:child_process';
@@ -33,6 +36,14 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { createDatabases, type DatabaseKind } from './support/databases.js';
 import { SERVICE_ENTRY, startServer } from './support/processes.js';
+import {
+  chargeToSources,
+  parseCallgrind,
+  readPerfMap,
+  removeEndedPerfMaps,
+  sourceGroup,
+  sourceMapsOf,
+} from './support/instruction-profile.js';
 import { SCENARIOS, seedOwners, type Target } from './support/scenarios.js';
 import { parseSettings, POSTGRES_ADMIN_URL } from './support/settings.js';
 import { YARDSTICKS } from './support/yardsticks.js';
@@ -46,6 +57,8 @@ const USAGE = `npm run bench:instructions [-- options]
   --service-env KEY=VALUE  start each build with a setting changed, e.g. RATE_LIMIT_ENABLED=false
   --connections N          concurrent connections (default 1: requests one at a time)
   --warmup N --requests N  uncounted and counted requests (default 6000 and 2000)
+  --by-file                also tell where each count goes, by source file (V8's perf map names
+                           the compiled code; builtins are charged to their callers)
   --quick                  CI's smoke run: 300 and 200`;
 
 /**
@@ -53,6 +66,20 @@ const USAGE = `npm run bench:instructions [-- options]
  * with HOST=127.0.0.1 (its listen address), so vgdb is given the same two.
  */
 const VGDB_ENV = { HOST: '127.0.0.1', USER: process.env.USER ?? 'bench' };
+
+/**
+ * V8 writes a map of the code it compiles, which names the code callgrind counts (--by-file);
+ * its event log, which the perf map turns on, goes nowhere rather than to an isolate-*.log here.
+ */
+const PERF_MAP_ARGS = [
+  '--perf-basic-prof',
+  '--interpreted-frames-native-stack',
+  '--logfile=/dev/null',
+  '--no-logfile-per-isolate',
+];
+
+/** How many source files --by-file lists: the service's dearest, and each yardstick's. */
+const BY_FILE_ROWS = 25;
 
 /** What is counted: a build of the service, or a yardstick, with its settings. */
 interface Counted {
@@ -65,6 +92,8 @@ interface Count {
   build: string;
   instructions: number;
   answered: number;
+  /** With --by-file: the instructions by source file. */
+  sources?: Map<string, number>;
 }
 
 /** Runs a callgrind monitor command (`instrumentation on`, `dump`) in the server's valgrind. */
@@ -79,15 +108,23 @@ function monitor(prefix: string, pid: number, command: string): void {
   }
 }
 
-/** The instructions (Ir) of the main thread's dump: valgrind's thread 1, file `….<dump>-01`. */
-function mainThreadInstructions(dir: string): number {
+/** The main thread's dump (valgrind's thread 1, file `….<dump>-01`) and its instructions (Ir). */
+function mainThreadDump(dir: string): { text: string; instructions: number } {
   const file = readdirSync(dir).find((name) => /^callgrind\.out\.\d+\.1-01$/.test(name));
   if (!file) {
     throw new Error(`no dump of the main thread in ${dir}: ${readdirSync(dir).join(', ')}`);
   }
-  const totals = /^(?:summary|totals): (\d+)/m.exec(readFileSync(join(dir, file), 'utf8'));
+  const text = readFileSync(join(dir, file), 'utf8');
+  const totals = /^(?:summary|totals): (\d+)/m.exec(text);
   if (!totals) throw new Error(`no instruction total in ${file}`);
-  return Number(totals[1]);
+  return { text, instructions: Number(totals[1]) };
+}
+
+/** The dump's instructions by source file (instruction-profile.ts), from the server's perf map. */
+function bySource(dump: string, pid: number, script: string): Map<string, number> {
+  const profile = parseCallgrind(dump, readPerfMap(readFileSync(`/tmp/perf-${pid}.map`, 'utf8')));
+  const maps = sourceMapsOf([script]);
+  return chargeToSources(profile, (name) => sourceGroup(name, maps));
 }
 
 /** Sends `amount` requests and returns how many were answered with 2xx; any other answer fails. */
@@ -111,20 +148,21 @@ async function count(
   { build, script, env }: Counted,
   kind: DatabaseKind,
   scenarioName: string,
-  settings: { connections: number; warmup: number; requests: number },
+  settings: { connections: number; warmup: number; requests: number; byFile: boolean },
 ): Promise<Count> {
   const scenario = SCENARIOS.find((s) => s.name === scenarioName);
   if (!scenario) throw new Error(`no scenario ${scenarioName}`);
   const databases = await createDatabases(kind, POSTGRES_ADMIN_URL, [build]);
   const seeder = databases.of[build];
   const dir = mkdtempSync(join(tmpdir(), 'plant-store-instructions-'));
+  const started = Date.now();
   const prefix = join(dir, 'vgdb');
   try {
     const server = await startServer(
       build,
       script,
       { DATABASE_URL: seeder.url, ...env, ...VGDB_ENV },
-      [],
+      settings.byFile ? PERF_MAP_ARGS : [],
       {
         command: [
           'valgrind',
@@ -161,12 +199,15 @@ async function count(
       monitor(prefix, pid, 'instrumentation on');
       const answered = await send(target.url, requests, settings.requests, settings.connections);
       monitor(prefix, pid, 'dump');
-      return { build, instructions: mainThreadInstructions(dir), answered };
+      const dump = mainThreadDump(dir);
+      const sources = settings.byFile ? bySource(dump.text, pid, script) : undefined;
+      return { build, instructions: dump.instructions, answered, sources };
     } finally {
       await server.stop();
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    if (settings.byFile) removeEndedPerfMaps(started);
     await databases.drop();
   }
 }
@@ -183,6 +224,7 @@ async function main(): Promise<void> {
       warmup: { type: 'string' },
       requests: { type: 'string' },
       quick: { type: 'boolean', default: false },
+      'by-file': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -203,8 +245,13 @@ async function main(): Promise<void> {
     connections: Number(options.connections),
     warmup: Number(options.warmup ?? (options.quick ? 300 : 6000)),
     requests: Number(options.requests ?? (options.quick ? 200 : 2000)),
+    byFile: options['by-file'],
   };
-  if (!Object.values(settings).every((n) => Number.isInteger(n) && n > 0)) {
+  if (
+    ![settings.connections, settings.warmup, settings.requests].every(
+      (n) => Number.isInteger(n) && n > 0,
+    )
+  ) {
     throw new Error(
       `--connections, --warmup and --requests take whole numbers above 0\n\n${USAGE}`,
     );
@@ -241,6 +288,41 @@ async function main(): Promise<void> {
   const per = (c: Count) => c.instructions / c.answered;
   for (const other of counts.slice(1)) {
     console.log(`  service / ${other.build}: ${(per(counts[0]) / per(other)).toFixed(4)}`);
+  }
+  if (settings.byFile) printBySource(counts);
+}
+
+/**
+ * The --by-file table: thousand instructions per request by source file, one column per count,
+ * for the files dearest in any count. Fails when the charges do not add up to the count, or when
+ * none of the service's own files was named (no perf map read): a table that cannot be trusted.
+ */
+function printBySource(counts: Count[]): void {
+  const rows = new Set<string>();
+  for (const { build, instructions, sources } of counts) {
+    if (!sources) throw new Error(`no profile of ${build}`);
+    const charged = [...sources.values()].reduce((sum, cost) => sum + cost, 0);
+    if (Math.abs(charged - instructions) > instructions * 0.001) {
+      throw new Error(`${build}: ${charged} instructions charged of ${instructions} counted`);
+    }
+    const dearest = [...sources].sort((a, b) => b[1] - a[1]).slice(0, BY_FILE_ROWS);
+    for (const [group] of dearest) rows.add(group);
+  }
+  const own = [...counts[0].sources!.keys()].filter((group) => group.startsWith('src/'));
+  if (own.length === 0) throw new Error("the service's profile names none of its own files");
+  const perRequest = (count: Count, group: string) =>
+    ((count.sources!.get(group) ?? 0) / count.answered / 1000).toFixed(1);
+  console.log(
+    `\nThousand instructions per request by source file (what has none charged to its callers):`,
+  );
+  console.log(`  ${'file'.padEnd(44)} ${counts.map((c) => c.build.padStart(12)).join(' ')}`);
+  const order = [...rows].sort(
+    (a, b) => (counts[0].sources!.get(b) ?? 0) - (counts[0].sources!.get(a) ?? 0),
+  );
+  for (const group of order) {
+    console.log(
+      `  ${group.slice(0, 44).padEnd(44)} ${counts.map((c) => perRequest(c, group).padStart(12)).join(' ')}`,
+    );
   }
 }
 

@@ -319,11 +319,36 @@ function printBySource(counts: Count[]): void {
   const order = [...rows].sort(
     (a, b) => (counts[0].sources!.get(b) ?? 0) - (counts[0].sources!.get(a) ?? 0),
   );
-  for (const group of order) {
+  const row = (label: string, cost: (count: Count) => string) =>
     console.log(
-      `  ${group.slice(0, 44).padEnd(44)} ${counts.map((c) => perRequest(c, group).padStart(12)).join(' ')}`,
+      `  ${label.slice(0, 44).padEnd(44)} ${counts.map((c) => cost(c).padStart(12)).join(' ')}`,
     );
+  for (const group of order) row(group, (count) => perRequest(count, group));
+  console.log('  in all:');
+  for (const [label, kind] of KINDS_OF_SOURCE) {
+    row(label, (count) => {
+      let sum = 0;
+      for (const [group, cost] of count.sources!) if (kindOfSource(group) === kind) sum += cost;
+      return (sum / count.answered / 1000).toFixed(1);
+    });
   }
+}
+
+type SourceKind = 'own' | 'node' | 'package' | 'native';
+
+/** The subtotals under the --by-file table. */
+const KINDS_OF_SOURCE: Array<[string, SourceKind]> = [
+  ["the server's own code (src/, bench/)", 'own'],
+  ["Node's own JavaScript (node:…)", 'node'],
+  ['packages (node_modules)', 'package'],
+  ['[native]', 'native'],
+];
+
+function kindOfSource(group: string): SourceKind {
+  if (group === '[native]') return 'native';
+  if (group.startsWith('node:')) return 'node';
+  if (group.startsWith('src/') || group.startsWith('bench/')) return 'own';
+  return 'package';
 }
 
 main().catch((error: unknown) => {

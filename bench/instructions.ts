@@ -200,8 +200,11 @@ async function count(
       const answered = await send(target.url, requests, settings.requests, settings.connections);
       monitor(prefix, pid, 'dump');
       const dump = mainThreadDump(dir);
-      const sources = settings.byFile ? bySource(dump.text, pid, script) : undefined;
-      return { build, instructions: dump.instructions, answered, sources };
+      const counted = { build, instructions: dump.instructions, answered };
+      if (!settings.byFile) return counted;
+      // Its perf map read once it has exited: none of it is left in a buffer then.
+      await server.stop();
+      return { ...counted, sources: bySource(dump.text, pid, script) };
     } finally {
       await server.stop();
     }

@@ -178,20 +178,25 @@ export function sourceMapsOf(scripts: string[]): Map<string, SourceMap> {
 }
 
 /**
- * Removes the perf maps that processes written since `since` (ms) left and that have ended: the
- * counted server's, and that of the run that fills its compile cache (processes.ts) with the
- * same flags. A map of a process still running is left.
+ * Removes the perf maps written since `since` (ms) by processes that have ended: the counted
+ * server's, and that of the run that fills its compile cache (processes.ts) with the same flags.
  */
 export function removeEndedPerfMaps(since: number): void {
   for (const name of readdirSync('/tmp')) {
     const pid = /^perf-(\d+)\.map$/.exec(name)?.[1];
     if (pid === undefined) continue;
     const path = `/tmp/${name}`;
-    try {
-      if (statSync(path).mtimeMs < since) continue;
-      process.kill(Number(pid), 0);
-    } catch {
-      rmSync(path, { force: true });
-    }
+    const written = statSync(path, { throwIfNoEntry: false })?.mtimeMs;
+    if (written === undefined || written < since) continue;
+    if (!running(Number(pid))) rmSync(path, { force: true });
+  }
+}
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -37,12 +37,13 @@ import autocannon from 'autocannon';
 import { createDatabases, type DatabaseKind } from './support/databases.js';
 import { SERVICE_ENTRY, startServer } from './support/processes.js';
 import {
+  CALLER_CONTEXT,
   chargeToSources,
   parseCallgrind,
   readPerfMap,
   removeEndedPerfMaps,
   sourceGroup,
-  sourceMapsOf,
+  sourceMapOf,
 } from './support/instruction-profile.js';
 import { SCENARIOS, seedOwners, type Target } from './support/scenarios.js';
 import { parseSettings, POSTGRES_ADMIN_URL } from './support/settings.js';
@@ -123,7 +124,7 @@ function mainThreadDump(dir: string): { text: string; instructions: number } {
 /** The dump's instructions by source file (instruction-profile.ts), from the server's perf map. */
 function bySource(dump: string, pid: number, script: string): Map<string, number> {
   const profile = parseCallgrind(dump, readPerfMap(readFileSync(`/tmp/perf-${pid}.map`, 'utf8')));
-  const maps = sourceMapsOf([script]);
+  const maps = sourceMapOf(script);
   return chargeToSources(profile, (name) => sourceGroup(name, maps));
 }
 
@@ -172,6 +173,7 @@ async function count(
           // V8 writes the code it compiles into memory that it then runs.
           '--smc-check=all-non-file',
           '--vgdb=yes',
+          ...(settings.byFile ? [`--separate-callers=${CALLER_CONTEXT}`] : []),
           `--vgdb-prefix=${prefix}`,
           `--callgrind-out-file=${join(dir, 'callgrind.out.%p')}`,
         ],
@@ -284,7 +286,7 @@ async function main(): Promise<void> {
     const result = await count(counted, options.db as DatabaseKind, options.scenario, settings);
     counts.push(result);
     console.log(
-      `  ${counted.build.padEnd(12)} ${(result.instructions / result.answered / 1000).toFixed(1)} ` +
+      `  ${counted.build.padEnd(12)} ${thousandsPer(result.instructions, result.answered)} ` +
         `thousand (${result.instructions} over ${result.answered} answers; ${counted.script})`,
     );
   }
@@ -293,6 +295,11 @@ async function main(): Promise<void> {
     console.log(`  service / ${other.build}: ${(per(counts[0]) / per(other)).toFixed(4)}`);
   }
   if (settings.byFile) printBySource(counts);
+}
+
+/** Instructions per answered request, in thousands, as the count and its table print them. */
+function thousandsPer(instructions: number, answered: number): string {
+  return (instructions / answered / 1000).toFixed(1);
 }
 
 /**
@@ -314,7 +321,7 @@ function printBySource(counts: Count[]): void {
   const own = [...counts[0].sources!.keys()].filter((group) => group.startsWith('src/'));
   if (own.length === 0) throw new Error("the service's profile names none of its own files");
   const perRequest = (count: Count, group: string) =>
-    ((count.sources!.get(group) ?? 0) / count.answered / 1000).toFixed(1);
+    thousandsPer(count.sources!.get(group) ?? 0, count.answered);
   console.log(
     `\nThousand instructions per request by source file (what has none charged to its callers):`,
   );
@@ -332,7 +339,7 @@ function printBySource(counts: Count[]): void {
     row(label, (count) => {
       let sum = 0;
       for (const [group, cost] of count.sources!) if (kindOfSource(group) === kind) sum += cost;
-      return (sum / count.answered / 1000).toFixed(1);
+      return thousandsPer(sum, count.answered);
     });
   }
 }

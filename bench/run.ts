@@ -30,6 +30,7 @@ import { headerDifferences, missingFeatures, probe, type ProbeResult } from './s
 import {
   COMPILE_CACHE_SUPPORTED,
   cpuSecondsOf,
+  cpuSecondsOfCommand,
   memoryOf,
   SERVICE_ENTRY,
   startServer,
@@ -100,6 +101,8 @@ const USAGE = `npm run bench [-- options]
                            the flushes per 200 answer (per create) of every side; 0 only counts.
                            SQLite only: PostgreSQL flushes in its own processes, not the servers'
 Every server first answers a probe (probe.ts) that checks its answers.
+On PostgreSQL a run also reads what the machine's PostgreSQL processes (and PgBouncer, through it)
+spent per request of each side: the rest of a request's CPU on the shared cores.
 Prints a table, writes bench/results.json, exits 1 when any request failed or any probe found
 a wrong answer.`;
 
@@ -248,7 +251,22 @@ interface Run {
   statuses: Record<string, number>;
   /** --slow-flush-ms: the server's fsync + fdatasync calls during the run. */
   flushes?: number;
+  /**
+   * The CPU time per answered request, in µs, of PostgreSQL's processes on this
+   * machine (the server and every backend, whoever's) and of PgBouncer's, during
+   * the run; undefined when there is none here.
+   */
+  database: Record<DatabaseProcess, number | undefined>;
 }
+
+/** The processes that serve the servers' statements, whose CPU a run reads too. */
+const DATABASE_PROCESSES = ['postgres', 'pgbouncer'] as const;
+type DatabaseProcess = (typeof DATABASE_PROCESSES)[number];
+const databaseCpuSeconds = () =>
+  Object.fromEntries(DATABASE_PROCESSES.map((name) => [name, cpuSecondsOfCommand(name)])) as Record<
+    DatabaseProcess,
+    number | undefined
+  >;
 
 interface ScenarioResult {
   db: BenchKind;
@@ -264,24 +282,56 @@ async function load(
   seconds: number,
 ): Promise<Run> {
   const cpuBefore = cpuSecondsOf(target.pid);
+  const databaseBefore = databaseCpuSeconds();
   const flushesBefore = target.flushes?.();
   const result = await autocannon({ url: target.url, connections, duration: seconds, requests });
   const cpuSeconds = cpuSecondsOf(target.pid) - cpuBefore;
+  const databaseAfter = databaseCpuSeconds();
+  const perRequest = (cpu: number) => (cpu * 1e6) / Math.max(result.requests.total, 1);
   const flushes = flushesBefore === undefined ? undefined : target.flushes!() - flushesBefore;
   const statuses = Object.fromEntries(
     Object.entries(result.statusCodeStats ?? {}).map(([code, s]) => [code, s?.count ?? 0]),
   );
   return {
     rps: result.requests.total / seconds,
-    cpuUs: (cpuSeconds * 1e6) / Math.max(result.requests.total, 1),
+    cpuUs: perRequest(cpuSeconds),
     p50: result.latency.p50,
     p99: result.latency.p99,
     requests: result.requests.total,
     failed: result.errors + result.timeouts + result.non2xx,
     statuses,
     flushes,
+    database: Object.fromEntries(
+      DATABASE_PROCESSES.map((name) => {
+        const [before, after] = [databaseBefore[name], databaseAfter[name]];
+        return [
+          name,
+          before === undefined || after === undefined ? undefined : perRequest(after - before),
+        ];
+      }),
+    ) as Run['database'],
   };
 }
+
+/**
+ * What the database's processes spent per request in `runs` (the median), for
+ * the log: on SQLite nothing (the server does its own database work), through
+ * PgBouncer PgBouncer's too; undefined when no such process runs on this machine.
+ */
+function databaseCpu(db: BenchKind, runs: Run[]): string | undefined {
+  const names: DatabaseProcess[] =
+    db === 'sqlite' ? [] : db === 'pgbouncer' ? ['postgres', 'pgbouncer'] : ['postgres'];
+  const parts = names.flatMap((name) => {
+    const figures = runs.map((run) => run.database[name]);
+    if (figures.some((figure) => figure === undefined)) return [];
+    const label = name === 'postgres' ? 'PostgreSQL' : 'PgBouncer';
+    return [`${label} ${median(figures as number[]).toFixed(0)}`];
+  });
+  return parts.length === 0 ? undefined : `${parts.join(' + ')} µs`;
+}
+
+const prefixed = (prefix: string, text: string | undefined) =>
+  text === undefined ? '' : prefix + text;
 
 /** --slow-flush-ms: the flushes of a run per 200 answer (per create, in the create scenario). */
 const flushesPerOk = (run: Run) => (run.flushes ?? 0) / Math.max(run.statuses['200'] ?? 0, 1);
@@ -593,7 +643,7 @@ async function measureScenario(
   const turn = (t: Target) => async () => load(t, await scenario.prepare(t, duration), duration);
   const runs = await inTurns(others.map(turn), turn(service), (run, side) =>
     log(
-      `${db} ${scenario.name} ${side < 0 ? 'service' : others[side].name}: ${run.rps.toFixed(0)} req/s, p99 ${run.p99} ms, ${run.cpuUs.toFixed(0)} µs CPU/request${run.flushes === undefined ? '' : `, ${run.flushes} flushes (${flushesPerOk(run).toFixed(2)} per 200)`}${run.failed ? `, ${run.failed} failed ${JSON.stringify(run.statuses)}` : ''}`,
+      `${db} ${scenario.name} ${side < 0 ? 'service' : others[side].name}: ${run.rps.toFixed(0)} req/s, p99 ${run.p99} ms, ${run.cpuUs.toFixed(0)} µs CPU/request${prefixed(', database ', databaseCpu(db, [run]))}${run.flushes === undefined ? '' : `, ${run.flushes} flushes (${flushesPerOk(run).toFixed(2)} per 200)`}${run.failed ? `, ${run.failed} failed ${JSON.stringify(run.statuses)}` : ''}`,
     ),
   );
   return {
@@ -658,6 +708,7 @@ function printReport(reports: DatabaseReport[]): boolean {
     `${'scenario'.padEnd(8)} ${'db'.padEnd(DB_WIDTH)} ${pad('svc req/s', 9)} ${pad('p50', 4)} ${pad('p99', 4)} ${pad('µs/req', 6)} | ${names.map(column).join(' | ')} | errors`,
   );
   const verdicts: string[] = [];
+  let databaseShown = false;
   for (const report of reports) {
     for (const s of report.scenarios) {
       const svc = summary(s.service);
@@ -678,6 +729,19 @@ function printReport(reports: DatabaseReport[]): boolean {
       lines.push(
         `${s.scenario.padEnd(8)} ${s.db.padEnd(DB_WIDTH)} ${pad(svc.rps.toFixed(0), 9)} ${pad(svc.p50, 4)} ${pad(svc.p99, 4)} ${pad(median(s.service.map((r) => r.cpuUs)).toFixed(0), 6)} | ${cells.join(' | ')} | ${pad(failed, 6)}`,
       );
+      const database = [
+        ['service', s.service] as const,
+        ...names.map((name) => [name, s.yardsticks[name]] as const),
+      ].flatMap(([name, runs]) => {
+        const figure = databaseCpu(s.db, runs);
+        return figure === undefined ? [] : [`${name} ${figure}`];
+      });
+      if (database.length > 0) {
+        databaseShown = true;
+        lines.push(
+          `${''.padEnd(8)} ${''.padEnd(DB_WIDTH)} the database's CPU per request: ${database.join('; ')}`,
+        );
+      }
       if (s.service[0]?.flushes !== undefined) {
         const what = s.scenario === 'create' ? 'create' : '200 answer';
         const sides = [['service', s.service], ...names.map((name) => [name, s.yardsticks[name]])];
@@ -694,6 +758,11 @@ function printReport(reports: DatabaseReport[]): boolean {
   lines.push(
     "(req/s, p50 and p99 (ms), µs/req (server CPU time per request): medians of the runs; ratio, p99 x and cpu x: service/yardstick, each service run against the mean of the yardstick's runs just before and after it, median of those)",
   );
+  if (databaseShown) {
+    lines.push(
+      "(the database's CPU per request: of every PostgreSQL process on this machine, and PgBouncer's through it, during the side's runs, over its answered requests: medians of the runs; the servers' statements cost the database this, so a side's throughput on two shared cores follows its own CPU plus this)",
+    );
+  }
   if (slowFlush) {
     lines.push(
       "(flushes: the server process's fsync + fdatasync calls during a run over its 200 answers, and its 200 answers per second: medians of the runs)",

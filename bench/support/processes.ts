@@ -4,6 +4,7 @@ import {
   fstatSync,
   mkdtempSync,
   openSync,
+  readdirSync,
   readFileSync,
   readSync,
   rmSync,
@@ -228,4 +229,25 @@ export function cpuSecondsOf(pid: number): number {
   // Fields are counted after the command name, which is in parentheses and may hold spaces.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * CPU time (user + system) so far of every process on the machine whose command
+ * name is `name` (`postgres`: the server and its backends; `pgbouncer`), in
+ * seconds; undefined when none runs here (a PostgreSQL elsewhere). A process
+ * that ends between the listing and the read is left out: taken around a run,
+ * a backend that ends within it loses its share (the servers' pools keep theirs).
+ */
+export function cpuSecondsOfCommand(name: string): number | undefined {
+  let seconds: number | undefined;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trimEnd() !== name) continue;
+      seconds = (seconds ?? 0) + cpuSecondsOf(Number(entry));
+    } catch {
+      // Gone since the listing.
+    }
+  }
+  return seconds;
 }

@@ -31,6 +31,7 @@ import {
   COMPILE_CACHE_SUPPORTED,
   cpuSecondsOf,
   cpuSecondsOfCommand,
+  cpuSecondsSince,
   memoryOf,
   SERVICE_ENTRY,
   startServer,
@@ -262,11 +263,7 @@ interface Run {
 /** The processes that serve the servers' statements, whose CPU a run reads too. */
 const DATABASE_PROCESSES = ['postgres', 'pgbouncer'] as const;
 type DatabaseProcess = (typeof DATABASE_PROCESSES)[number];
-const databaseCpuSeconds = () =>
-  Object.fromEntries(DATABASE_PROCESSES.map((name) => [name, cpuSecondsOfCommand(name)])) as Record<
-    DatabaseProcess,
-    number | undefined
-  >;
+const databaseCpuSeconds = () => DATABASE_PROCESSES.map((name) => cpuSecondsOfCommand(name));
 
 interface ScenarioResult {
   db: BenchKind;
@@ -302,12 +299,9 @@ async function load(
     statuses,
     flushes,
     database: Object.fromEntries(
-      DATABASE_PROCESSES.map((name) => {
-        const [before, after] = [databaseBefore[name], databaseAfter[name]];
-        return [
-          name,
-          before === undefined || after === undefined ? undefined : perRequest(after - before),
-        ];
+      DATABASE_PROCESSES.map((name, i) => {
+        const seconds = cpuSecondsSince(databaseBefore[i], databaseAfter[i]);
+        return [name, seconds === undefined ? undefined : perRequest(seconds)];
       }),
     ) as Run['database'],
   };

@@ -232,22 +232,37 @@ export function cpuSecondsOf(pid: number): number {
 }
 
 /**
- * CPU time (user + system) so far of every process on the machine whose command
- * name is `name` (`postgres`: the server and its backends; `pgbouncer`), in
- * seconds; undefined when none runs here (a PostgreSQL elsewhere). A process
- * that ends between the listing and the read is left out: taken around a run,
- * a backend that ends within it loses its share (the servers' pools keep theirs).
+ * CPU time (user + system) so far, in seconds, of each process on the machine
+ * whose command name is `name` (`postgres`: the server and its backends;
+ * `pgbouncer`), by pid; empty when none runs here (a PostgreSQL elsewhere).
  */
-export function cpuSecondsOfCommand(name: string): number | undefined {
-  let seconds: number | undefined;
+export function cpuSecondsOfCommand(name: string): Map<number, number> {
+  const seconds = new Map<number, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       if (readFileSync(`/proc/${entry}/comm`, 'utf8').trimEnd() !== name) continue;
-      seconds = (seconds ?? 0) + cpuSecondsOf(Number(entry));
+      seconds.set(Number(entry), cpuSecondsOf(Number(entry)));
     } catch {
       // Gone since the listing.
     }
   }
+  return seconds;
+}
+
+/**
+ * The CPU time the processes of `after` (cpuSecondsOfCommand) used since
+ * `before`: one that started since counts from nothing; one that ended since
+ * (an idle pool's connection, its backend gone) is left out with what it used
+ * meanwhile, which for an idle one is next to nothing. Undefined when there
+ * were none.
+ */
+export function cpuSecondsSince(
+  before: ReadonlyMap<number, number>,
+  after: ReadonlyMap<number, number>,
+): number | undefined {
+  if (after.size === 0) return undefined;
+  let seconds = 0;
+  for (const [pid, total] of after) seconds += total - (before.get(pid) ?? 0);
   return seconds;
 }

@@ -30,7 +30,7 @@ import { headerDifferences, missingFeatures, probe, type ProbeResult } from './s
 import {
   COMPILE_CACHE_SUPPORTED,
   cpuSecondsOf,
-  cpuSecondsOfCommand,
+  cpuSecondsOfCommands,
   cpuSecondsSince,
   memoryOf,
   SERVICE_ENTRY,
@@ -263,7 +263,6 @@ interface Run {
 /** The processes that serve the servers' statements, whose CPU a run reads too. */
 const DATABASE_PROCESSES = ['postgres', 'pgbouncer'] as const;
 type DatabaseProcess = (typeof DATABASE_PROCESSES)[number];
-const databaseCpuSeconds = () => DATABASE_PROCESSES.map((name) => cpuSecondsOfCommand(name));
 
 interface ScenarioResult {
   db: BenchKind;
@@ -279,11 +278,11 @@ async function load(
   seconds: number,
 ): Promise<Run> {
   const cpuBefore = cpuSecondsOf(target.pid);
-  const databaseBefore = databaseCpuSeconds();
+  const databaseBefore = cpuSecondsOfCommands(DATABASE_PROCESSES);
   const flushesBefore = target.flushes?.();
   const result = await autocannon({ url: target.url, connections, duration: seconds, requests });
   const cpuSeconds = cpuSecondsOf(target.pid) - cpuBefore;
-  const databaseAfter = databaseCpuSeconds();
+  const databaseAfter = cpuSecondsOfCommands(DATABASE_PROCESSES);
   const perRequest = (cpu: number) => (cpu * 1e6) / Math.max(result.requests.total, 1);
   const flushes = flushesBefore === undefined ? undefined : target.flushes!() - flushesBefore;
   const statuses = Object.fromEntries(
@@ -299,8 +298,8 @@ async function load(
     statuses,
     flushes,
     database: Object.fromEntries(
-      DATABASE_PROCESSES.map((name, i) => {
-        const seconds = cpuSecondsSince(databaseBefore[i], databaseAfter[i]);
+      DATABASE_PROCESSES.map((name) => {
+        const seconds = cpuSecondsSince(databaseBefore.get(name)!, databaseAfter.get(name)!);
         return [name, seconds === undefined ? undefined : perRequest(seconds)];
       }),
     ) as Run['database'],

@@ -233,16 +233,17 @@ export function cpuSecondsOf(pid: number): number {
 
 /**
  * CPU time (user + system) so far, in seconds, of each process on the machine
- * whose command name is `name` (`postgres`: the server and its backends;
- * `pgbouncer`), by pid; empty when none runs here (a PostgreSQL elsewhere).
+ * whose command name is one of `names` (`postgres`: the server and its backends;
+ * `pgbouncer`), by name and then by pid, in one walk of /proc; a name none
+ * runs under here (a PostgreSQL elsewhere) has an empty map.
  */
-export function cpuSecondsOfCommand(name: string): Map<number, number> {
-  const seconds = new Map<number, number>();
+export function cpuSecondsOfCommands(names: readonly string[]): Map<string, Map<number, number>> {
+  const seconds = new Map(names.map((name) => [name, new Map<number, number>()]));
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trimEnd() !== name) continue;
-      seconds.set(Number(entry), cpuSecondsOf(Number(entry)));
+      const ofName = seconds.get(readFileSync(`/proc/${entry}/comm`, 'utf8').trimEnd());
+      ofName?.set(Number(entry), cpuSecondsOf(Number(entry)));
     } catch {
       // Gone since the listing.
     }
@@ -251,7 +252,7 @@ export function cpuSecondsOfCommand(name: string): Map<number, number> {
 }
 
 /**
- * The CPU time the processes of `after` (cpuSecondsOfCommand) used since
+ * The CPU time the processes of `after` (cpuSecondsOfCommands) used since
  * `before`: one that started since counts from nothing; one that ended since
  * (an idle pool's connection, its backend gone) is left out with what it used
  * meanwhile, which for an idle one is next to nothing. Undefined when there

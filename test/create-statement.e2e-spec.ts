@@ -8,8 +8,9 @@ const squeezed = (sql: string) => sql.replace(/\s+/g, ' ').trim();
 
 /**
  * On PostgreSQL a create is one statement: the plant's insert and, reading
- * its owner from the insert's RETURNING, the outbox's rows. Pinned here, so
- * that a change to it shows as a change to this text, with every placeholder
+ * its owner from the insert's RETURNING, the outbox's rows; an owner's
+ * creates written together are one statement too. Pinned here, so that a
+ * change to either shows as a change to this text, with every placeholder
  * where its name says.
  */
 describe.skipIf(!databaseKinds().includes('postgres'))('the create statement on postgres', () => {
@@ -27,6 +28,34 @@ describe.skipIf(!databaseKinds().includes('postgres'))('the create statement on 
        ) INSERT INTO webhook_deliveries (id, subscription_id, payload, state, attempts, next_attempt_at, created_at, trace_parent)
        SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), s.id, $5, 'pending', 0, $6, $6, $7
        FROM webhook_subscriptions s JOIN "created" c ON s.owner = c.owner WHERE s.disabled_at IS NULL`),
+    );
+  });
+
+  it('writes creates of one owner together as one statement whose placeholders follow their names', () => {
+    const part = t.current.app
+      .get<PlantCreatedEvents>(PLANT_CREATED_EVENTS)
+      .statementPart('created');
+    const statement = t.current.app.get(PlantsRepository).insertManyThen(part.many);
+    expect(squeezed(statement!.sql)).toBe(
+      squeezed(`WITH "input" AS (
+         SELECT * FROM unnest(CAST($1 AS bigint[]), CAST($2 AS text[]), CAST($3 AS text[]), CAST($4 AS text[]), CAST($5 AS text[]))
+           AS "i" ("id", "name", "tag", "eventPayload", "eventTraceParent")
+       ), "inserted" AS (
+         INSERT INTO "plants" ("owner", "id", "name", "tag")
+         SELECT $6, "id", "name", "tag" FROM "input"
+         ON CONFLICT DO NOTHING
+         RETURNING "owner", "id"
+       ), "created" AS (
+         SELECT "n"."owner", "i"."eventPayload", "i"."eventTraceParent"
+         FROM "inserted" "n" JOIN "input" "i" ON "i"."id" = "n"."id"
+       ), "followed" AS (
+         INSERT INTO webhook_deliveries (id, subscription_id, payload, state, attempts, next_attempt_at, created_at, trace_parent)
+       SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), s.id, c."eventPayload", 'pending', 0, $7, $7, c."eventTraceParent"
+       FROM webhook_subscriptions s JOIN "created" c ON s.owner = c.owner WHERE s.disabled_at IS NULL
+         RETURNING 1
+       )
+       SELECT CAST("id" AS TEXT) AS "id", (SELECT count(*) FROM "followed") AS "followed"
+       FROM "inserted"`),
     );
   });
 });

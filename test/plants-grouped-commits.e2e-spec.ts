@@ -1,9 +1,13 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { DataSource } from 'typeorm';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Transactions } from '../src/database/transactions.js';
-import { WriteBatch } from '../src/database/write-batch.js';
+import { CompiledQuery } from '../src/database/compiled-query.js';
+import { KeyedWriteBatches, WriteBatch } from '../src/database/write-batch.js';
 import { eventually } from './support/eventually.js';
 import { useTestApp } from './support/test-app.js';
 import { databaseKinds } from './support/test-database.js';
+import { startReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
+import { webhooksClient } from './support/webhooks-client.js';
 
 const CREATES = 32;
 
@@ -11,7 +15,7 @@ const CREATES = 32;
  * On SQLite every commit's flush runs on the event loop, one at a time:
  * creates and deletes that arrive while one commits are written together in
  * the next transaction. (PostgreSQL commits each on a pooled connection of
- * its own, side by side.)
+ * its own, side by side; there an owner's creates are grouped, below.)
  */
 describe.skipIf(!databaseKinds().includes('sqlite'))('writes grouped on sqlite', () => {
   const t = useTestApp('sqlite');
@@ -89,5 +93,96 @@ describe.skipIf(!databaseKinds().includes('sqlite'))('writes grouped on sqlite',
     expect(run.mock.calls.length).toBeLessThanOrEqual(3);
     const listed = await t.current.http().get('/plants').set('Authorization', auth);
     expect(listed.body).toEqual([]);
+  });
+});
+
+/**
+ * On PostgreSQL an owner's creates that arrive while one of that owner's is
+ * being written are written together, in one statement: a taken id there
+ * inserts nothing and fails no other create, and each plant gets its own
+ * events.
+ */
+describe.skipIf(!databaseKinds().includes('postgres'))('creates grouped on postgres', () => {
+  const t = useTestApp('postgres', {
+    WEBHOOK_ALLOW_HTTP: 'true',
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+  });
+  let receiver: WebhookReceiver;
+  beforeAll(async () => {
+    receiver = await startReceiver();
+  });
+  afterAll(() => receiver.close());
+  afterEach(() => vi.restoreAllMocks());
+
+  it("writes an owner's creates that queue behind its write in one statement; a conflict among them fails only its own create", async () => {
+    const { auth } = await t.current.newCaller();
+    const hooks = webhooksClient(t.current, auth);
+    const urls = [`${receiver.url}/a`, `${receiver.url}/b`];
+    for (const url of urls) await hooks.subscribe(url);
+    const post = (body: object) =>
+      t.current.http().post('/plants').set('Authorization', auth).send(body);
+    expect((await post({ id: 1, name: 'Fern' })).status).toBe(200);
+    await receiver.waitFor(2);
+
+    const rows = vi.spyOn(CompiledQuery.prototype, 'rows');
+    const affected = vi.spyOn(CompiledQuery.prototype, 'affected');
+    const plantInserts = () =>
+      [...rows.mock.contexts, ...affected.mock.contexts].filter((query) =>
+        (query as CompiledQuery<string>).sql.includes('INSERT INTO "plants"'),
+      ).length;
+    const added = vi.spyOn(KeyedWriteBatches.prototype, 'add');
+    // The plants table locked against inserts, as a slow statement would
+    // hold the owner's write: the first create waits for it, the rest queue.
+    const lock = t.current.app.get(DataSource).createQueryRunner();
+    await lock.connect();
+    await lock.startTransaction();
+    await lock.query('LOCK TABLE plants IN EXCLUSIVE MODE');
+    const bodies = [
+      { id: 1, name: 'Ivy' }, // the id taken by another plant: 409
+      { id: 1, name: 'Fern' }, // an exact replay: 200
+      { id: 2, name: 'Moss' }, // one id twice with two names: one 200, one 409
+      { id: 2, name: 'Sage' },
+      { id: 3, name: 'Mint', tag: 'herb' }, // one id twice, the same plant: 200 twice
+      { id: 3, name: 'Mint', tag: 'herb' },
+      ...Array.from({ length: CREATES - 6 }, (_, i) => ({ id: 100 + i, name: `plant ${i}` })),
+    ];
+    let answers: Promise<Array<{ status: number }>> | undefined;
+    try {
+      answers = Promise.all(bodies.map((body) => post(body)));
+      await eventually(
+        () => added.mock.calls.length === CREATES,
+        () => `${added.mock.calls.length} of ${CREATES} creates queued`,
+        10_000,
+        10,
+      );
+    } finally {
+      await lock.commitTransaction();
+      await lock.release();
+    }
+    const statuses = (await answers).map((answer) => answer.status);
+
+    expect(statuses.slice(0, 2)).toEqual([409, 200]);
+    expect(statuses.slice(2, 4).sort()).toEqual([200, 409]);
+    expect(statuses.slice(4)).toEqual(Array(CREATES - 4).fill(200));
+    // The create that waited for the lock, then one statement for all that
+    // queued behind it (those that lost a race look their winner up apart).
+    expect(plantInserts()).toBe(2);
+    const listed = await t.current.http().get('/plants').set('Authorization', auth);
+    const created = CREATES - 3;
+    expect(listed.body).toHaveLength(created);
+    expect(listed.body[0]).toEqual({ name: 'Fern' });
+    expect(listed.body[2]).toEqual({ name: 'Mint', tag: 'herb' });
+
+    // Each new plant's own event, once to each subscription.
+    const received = await receiver.waitFor(2 + 2 * (created - 1));
+    const events = received.slice(2).map(({ path, body }) => `${path} ${body}`);
+    const winner = statuses[2] === 200 ? bodies[2] : bodies[3];
+    const plants = [winner, bodies[4], ...bodies.slice(6)].map((body) => JSON.stringify(body));
+    expect(events.sort()).toEqual(
+      urls
+        .map((url) => new URL(url).pathname)
+        .flatMap((path) => plants.map((plant) => `${path} ${plant}`))
+        .sort(),
+    );
   });
 });

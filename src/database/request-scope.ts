@@ -81,6 +81,13 @@ export function timerMs(ms: number): number {
 /** The party of an authenticated owner's work. */
 export const ownerParty = (owner: string): string => `owner:${owner}`;
 
+/** Of scopes of one party, the one due last (one without a deadline, if any). */
+export function latestScope(scopes: readonly RequestScope[]): RequestScope {
+  return scopes.reduce((latest, scope) =>
+    (scope.expiresAt ?? Infinity) > (latest.expiresAt ?? Infinity) ? scope : latest,
+  );
+}
+
 let handedOver: RequestScope | undefined;
 
 /**

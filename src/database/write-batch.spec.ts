@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { nextMacrotask } from './next-macrotask.js';
-import { WriteBatch } from './write-batch.js';
+import { KeyedWriteBatches, WriteBatch } from './write-batch.js';
 
 /** A writer that records what it was asked to write, and can be held open or made to fail. */
 class Recorder {
@@ -87,5 +87,45 @@ describe('WriteBatch', () => {
       'd written with 2',
       'e written with 2',
     ]);
+  });
+});
+
+describe('KeyedWriteBatches', () => {
+  it('writes the items of one key together, one batch at a time, and other keys side by side', async () => {
+    const calls: string[][] = [];
+    let release = (): void => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const batches = new KeyedWriteBatches<string, string>(
+      (item) => item[0],
+      async (items) => {
+        calls.push(items);
+        if (items.includes('a1')) await held;
+        return items.map((item) => `${item} with ${items.length}`);
+      },
+      async (item) => {
+        calls.push([item]);
+        return `${item} alone`;
+      },
+    );
+    const first = [batches.add('a1'), batches.add('a2')];
+    await nextMacrotask();
+    // Key a's batch is held; a3 and a4 wait for it, b1 is written meanwhile.
+    const during = [batches.add('a3'), batches.add('a4')];
+    expect(await batches.add('b1')).toBe('b1 alone');
+    expect(calls).toEqual([['a1', 'a2'], ['b1']]);
+    await nextMacrotask();
+    // Key b's batch is dropped once written; key a's is still held.
+    expect(batches.busyKeys).toBe(1);
+    release();
+    expect(await Promise.all([...first, ...during])).toEqual([
+      'a1 with 2',
+      'a2 with 2',
+      'a3 with 2',
+      'a4 with 2',
+    ]);
+    expect(calls).toEqual([['a1', 'a2'], ['b1'], ['a3', 'a4']]);
+    await nextMacrotask();
+    // Nothing left to write: no key is kept.
+    expect(batches.busyKeys).toBe(0);
   });
 });

@@ -24,6 +24,8 @@ export class WriteBatch<Item, Result> {
   constructor(
     private readonly writeAll: (items: Item[]) => Promise<Result[]>,
     private readonly writeOne: (item: Item) => Promise<Result>,
+    /** Called each time the last batch asked for has been written. */
+    private readonly onIdle?: () => void,
   ) {}
 
   /** Resolves with the item's result once the batch it joined is written. */
@@ -46,6 +48,7 @@ export class WriteBatch<Item, Result> {
       await this.write(batch);
     }
     this.draining = false;
+    this.onIdle?.();
   }
 
   private async write(batch: Queued<Item, Result>[]): Promise<void> {
@@ -61,5 +64,36 @@ export class WriteBatch<Item, Result> {
     for (const { item, resolve, reject } of batch) {
       await this.writeOne(item).then(resolve, reject);
     }
+  }
+}
+
+/**
+ * A WriteBatch per key: the items of one key are written together, one
+ * batch at a time, those of different keys side by side. A key's batch is
+ * dropped once it has nothing left to write.
+ */
+export class KeyedWriteBatches<Item, Result> {
+  private readonly batches = new Map<string, WriteBatch<Item, Result>>();
+
+  constructor(
+    private readonly keyOf: (item: Item) => string,
+    private readonly writeAll: (items: Item[]) => Promise<Result[]>,
+    private readonly writeOne: (item: Item) => Promise<Result>,
+  ) {}
+
+  /** Resolves with the item's result once the batch of its key that it joined is written. */
+  add(item: Item): Promise<Result> {
+    const key = this.keyOf(item);
+    let batch = this.batches.get(key);
+    if (!batch) {
+      batch = new WriteBatch(this.writeAll, this.writeOne, () => this.batches.delete(key));
+      this.batches.set(key, batch);
+    }
+    return batch.add(item);
+  }
+
+  /** How many keys have writes queued or under way. */
+  get busyKeys(): number {
+    return this.batches.size;
   }
 }

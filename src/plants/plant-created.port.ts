@@ -19,6 +19,14 @@ export interface CreatedPlantStatementPart {
   sql: string;
   names: readonly string[];
   values(plant: CreatedPlant, traceparent: string | null): Record<string, unknown>;
+  /**
+   * The same part for many plants of one owner in one statement: `sql` reads
+   * from the CTE named when the part was asked for one row per inserted plant,
+   * with its owner and, as text columns named by `perPlant`, that plant's
+   * values of those names (from `values`); the other names' values are the
+   * first plant's, placeholders as in the one-plant part.
+   */
+  many: { sql: string; names: readonly string[]; perPlant: readonly string[] };
 }
 
 /**

@@ -32,6 +32,24 @@ export interface InsertThen<Slot extends string> {
 }
 
 /**
+ * Many plants of one owner inserted and followed up as one statement: `run`
+ * gives the ids it inserted (a taken id, in the table or earlier in the same
+ * call, inserts nothing) and the follow-up's row count. Each `perPlant` name
+ * takes one value per plant, in the order of `plants`; `sql` is the
+ * statement, for tests that pin it.
+ */
+export interface InsertManyThen<Slot extends string> {
+  sql: string;
+  run(
+    manager: EntityManager,
+    owner: string,
+    plants: readonly Readonly<Pick<PlantRow, 'name' | 'tag'> & { id: bigint }>[],
+    values: Readonly<Record<Slot, unknown>>,
+    scope: RequestScope,
+  ): Promise<{ inserted: ReadonlySet<string>; followed: number }>;
+}
+
+/**
  * Owner-scoped queries on the plants table, through a TypeORM
  * `Repository<Plant>`. The request path runs SQL its QueryBuilder generated
  * once (see compiled-query.ts for why); the list's LIMIT is written into the
@@ -153,6 +171,65 @@ export class PlantsRepository {
           if (isPostgresUniqueViolationOn(error, table)) return undefined;
           throw error;
         }
+      },
+    };
+  }
+
+  /**
+   * On PostgreSQL, many plants of one owner inserted as `insertThen` inserts
+   * one, with a follow-up that reads from the CTE `created` one row per
+   * inserted plant: its owner and its values of `perPlant`. The plants and
+   * those values go in as arrays (`unnest`), so one text serves any number of
+   * plants. A taken id inserts nothing (ON CONFLICT DO NOTHING) and fails no
+   * other plant; the ids inserted come back. Undefined on SQLite.
+   */
+  insertManyThen<Slot extends string, Each extends string>(followUp: {
+    sql: string;
+    names: readonly Slot[];
+    perPlant: readonly Each[];
+  }): InsertManyThen<Slot | Each> | undefined {
+    const connection = this.plants.manager.connection;
+    if (connection.options.type !== 'postgres') return undefined;
+    const columns = followUp.perPlant.map((name) => `"${name}"`);
+    const statement = CompiledQuery.fromSql(
+      connection,
+      `WITH "input" AS (
+         SELECT * FROM unnest(CAST(:ids AS bigint[]), CAST(:names AS text[]), CAST(:tags AS text[])${followUp.perPlant.map((name) => `, CAST(:${name} AS text[])`).join('')})
+           AS "i" ("id", "name", "tag"${columns.map((column) => `, ${column}`).join('')})
+       ), "inserted" AS (
+         INSERT INTO "plants" ("owner", "id", "name", "tag")
+         SELECT :owner, "id", "name", "tag" FROM "input"
+         ON CONFLICT DO NOTHING
+         RETURNING "owner", "id"
+       ), "created" AS (
+         SELECT "n"."owner"${columns.map((column) => `, "i".${column}`).join('')}
+         FROM "inserted" "n" JOIN "input" "i" ON "i"."id" = "n"."id"
+       ), "followed" AS (
+         ${followUp.sql}
+         RETURNING 1
+       )
+       SELECT CAST("id" AS TEXT) AS "id", (SELECT count(*) FROM "followed") AS "followed"
+       FROM "inserted"`,
+      ['owner', 'ids', 'names', 'tags', ...followUp.names, ...followUp.perPlant],
+    );
+    return {
+      sql: statement.sql,
+      run: async (manager, owner, plants, values, scope) => {
+        const rows = await statement.rows<{ id: string; followed: string }>(
+          manager,
+          {
+            ...values,
+            owner,
+            ids: plants.map((plant) => plant.id),
+            names: plants.map((plant) => plant.name),
+            tags: plants.map((plant) => plant.tag),
+          },
+          scope,
+        );
+        return {
+          inserted: new Set(rows.map((row) => row.id)),
+          followed: rows.length === 0 ? 0 : Number(rows[0].followed),
+        };
       },
     };
   }

@@ -17,6 +17,7 @@ class MemoryPlants {
   pageCalls = 0;
   /** As on SQLite: a create is an insert and the outbox's write, in a transaction. */
   insertThen = () => undefined;
+  insertManyThen = () => undefined;
   private key = (owner: string, id: bigint | string) => `${owner}/${id}`;
 
   async insert(
@@ -60,7 +61,12 @@ class MemoryPlants {
 class MemoryOutbox {
   subscriptions = 0;
   events: Parameters<PlantCreatedEvents['record']>[2][] = [];
-  statementPart = () => ({ sql: '', names: [], values: () => ({}) });
+  statementPart = () => ({
+    sql: '',
+    names: [],
+    values: () => ({}),
+    many: { sql: '', names: [], perPlant: [] },
+  });
 
   async record(
     _manager: EntityManager,

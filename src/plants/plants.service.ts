@@ -7,9 +7,10 @@ import {
 } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { OutboxSignal } from '../database/outbox-signal.js';
-import type { RequestScope } from '../database/request-scope.js';
+import { latestScope, type RequestScope } from '../database/request-scope.js';
 import { RetriedOnce } from '../database/retried-once.decorator.js';
 import { Transactions } from '../database/transactions.js';
+import { KeyedWriteBatches } from '../database/write-batch.js';
 import { PlantMetrics } from './plant-metrics.js';
 import { currentTraceparent } from '../tracing/trace-hooks.js';
 import type { ListPlantsQuery } from './dto/list-plants.query.js';
@@ -17,6 +18,7 @@ import type { NewPlantDto } from './dto/new-plant.dto.js';
 import { PlantDto } from './dto/plant.dto.js';
 import {
   type CreatedPlant,
+  type CreatedPlantStatementPart,
   PLANT_CREATED_EVENTS,
   type PlantCreatedEvents,
 } from './plant-created.port.js';
@@ -28,7 +30,7 @@ import {
   toDto,
   upTo,
 } from './list-pages.js';
-import { PlantsRepository } from './plants.repository.js';
+import { type InsertManyThen, PlantsRepository } from './plants.repository.js';
 
 /**
  * Inserts a create tries while each finds the id taken and then gone: only
@@ -47,6 +49,44 @@ interface CreateWrite {
 /** A delete's write. */
 type DeleteWrite = Pick<CreateWrite, 'owner' | 'scope'> & { id: bigint };
 
+/**
+ * Creates of one owner as one statement: for each, how many events its plant
+ * set off, or undefined when its id was taken (in the table, or by a create
+ * before it in `writes`, the winner) and nothing of it was written. The
+ * statement runs within the latest deadline among them, so that the create
+ * due first cannot fail the others' statement: the one whose deadline passes
+ * while it commits is answered a little late, with its plant written.
+ */
+async function insertMany(
+  manager: EntityManager,
+  writes: CreateWrite[],
+  statement: InsertManyThen<string>,
+  part: CreatedPlantStatementPart,
+): Promise<(number | undefined)[]> {
+  const firsts = new Map<bigint, CreateWrite>();
+  for (const write of writes) {
+    if (!firsts.has(write.plant.id)) firsts.set(write.plant.id, write);
+  }
+  const written = [...firsts.values()];
+  const perPlant = written.map(({ plant, traceparent }) => part.values(plant, traceparent));
+  const values: Record<string, unknown> = { ...perPlant[0] };
+  for (const name of part.many.perPlant) values[name] = perPlant.map((one) => one[name]);
+  const { inserted, followed } = await statement.run(
+    manager,
+    written[0].owner,
+    written.map((write) => write.plant),
+    values,
+    latestScope(written.map((write) => write.scope)),
+  );
+  // One owner's plants: each sets off one event per active subscription.
+  const events = inserted.size === 0 ? 0 : followed / inserted.size;
+  return writes.map((write) =>
+    firsts.get(write.plant.id) === write && inserted.has(String(write.plant.id))
+      ? events
+      : undefined,
+  );
+}
+
 const notFound = (id: bigint) => new NotFoundException(`no plant with id ${id}`);
 
 @Injectable()
@@ -56,9 +96,13 @@ export class PlantsService {
    * arrive while a commit is under way share the next one (one flush),
    * each answered once it has committed (Transactions.grouped). There the
    * insert ignores a taken id rather than failing, so one create's conflict
-   * is its own, and a delete of a plant already gone is that delete's 404;
-   * on PostgreSQL each is a statement of its own, which a taken id fails
-   * alone (PlantsRepository.insertThen).
+   * is its own, and a delete of a plant already gone is that delete's 404.
+   * On PostgreSQL a delete is a statement of its own, and so is a create
+   * (PlantsRepository.insertThen), which a taken id fails alone; an owner's
+   * creates that arrive while another of that owner's is being written are
+   * written together in the next statement (PlantsRepository.insertManyThen,
+   * where a taken id inserts nothing and fails no other), one such statement
+   * of an owner at a time (KeyedWriteBatches).
    */
   private readonly insertOne: (write: CreateWrite) => Promise<number | undefined>;
   private readonly deleteOne: (target: DeleteWrite) => Promise<boolean>;
@@ -70,23 +114,32 @@ export class PlantsService {
     @Inject(PLANT_CREATED_EVENTS) private readonly events: PlantCreatedEvents,
     transactions: Transactions,
   ) {
-    // On PostgreSQL the plant and its events are one statement; on SQLite a
-    // transaction of two, grouped with the creates that arrive meanwhile.
+    // On PostgreSQL the plant and its events are one statement, and so are
+    // an owner's creates written together; on SQLite a transaction of two
+    // statements per create, grouped with the creates that arrive meanwhile.
     const eventsPart = this.events.statementPart('created');
     const oneStatement = plants.insertThen(eventsPart);
-    this.insertOne = oneStatement
-      ? transactions.grouped(
-          (manager, { owner, plant, traceparent, scope }: CreateWrite) =>
+    const manyStatement = plants.insertManyThen(eventsPart.many);
+    if (oneStatement && manyStatement) {
+      const batches = new KeyedWriteBatches<CreateWrite, number | undefined>(
+        (write) => write.owner,
+        (writes) =>
+          transactions.write((manager) => insertMany(manager, writes, manyStatement, eventsPart)),
+        ({ owner, plant, traceparent, scope }) =>
+          transactions.write((manager) =>
             oneStatement.run(
               manager,
               { owner, ...plant, ...eventsPart.values(plant, traceparent) },
               scope,
             ),
-          { onPostgres: 'statement' },
-        )
-      : transactions.grouped((manager, write: CreateWrite) =>
-          this.insertWithEvents(manager, write),
-        );
+          ),
+      );
+      this.insertOne = (write) => batches.add(write);
+    } else {
+      this.insertOne = transactions.grouped((manager, write: CreateWrite) =>
+        this.insertWithEvents(manager, write),
+      );
+    }
     this.deleteOne = transactions.grouped(
       (manager, { owner, id, scope }: DeleteWrite) => this.plants.delete(manager, owner, id, scope),
       { onPostgres: 'statement' },

@@ -30,6 +30,7 @@ export class PlantCreatedOutbox implements PlantCreatedEvents {
   statementPart(created: string): CreatedPlantStatementPart {
     return {
       ...this.deliveries.enqueueForCreatedSql(created),
+      many: this.deliveries.enqueueForManyCreatedSql(created),
       values: (plant, traceparent) => ({
         eventPayload: plantCreatedEvent(plant),
         eventNow: Date.now(),

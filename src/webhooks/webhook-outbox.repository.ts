@@ -45,18 +45,28 @@ export class WebhookOutboxRepository {
    */
   enqueueForCreatedSql(created: string): { sql: string; names: readonly EventSlot[] } {
     return {
-      sql: `INSERT INTO webhook_deliveries (id, subscription_id, payload, state, attempts, next_attempt_at, created_at, trace_parent)
-       SELECT ${EVENT_ID.postgres}, s.id, :eventPayload, 'pending', 0, :eventNow, :eventNow, :eventTraceParent
-       FROM webhook_subscriptions s JOIN "${created}" c ON s.owner = c.owner WHERE s.disabled_at IS NULL`,
+      sql: enqueueForCreated(created, ':eventPayload', ':eventTraceParent'),
       names: ['eventPayload', 'eventNow', 'eventTraceParent'],
     };
   }
 
   /**
-   * Stores one pending delivery of `payload`, due at once, for each active
-   * subscription of `owner`, on `manager` (the create's transaction): the
-   * subscriptions that exist when the create commits. Returns how many.
+   * The same for many plants in one statement: each row of `created` carries
+   * its plant's payload and trace parent as the columns `eventPayload` and
+   * `eventTraceParent`; `:eventNow` is shared.
    */
+  enqueueForManyCreatedSql(created: string): {
+    sql: string;
+    names: readonly EventSlot[];
+    perPlant: readonly EventSlot[];
+  } {
+    return {
+      sql: enqueueForCreated(created, 'c."eventPayload"', 'c."eventTraceParent"'),
+      names: ['eventNow'],
+      perPlant: ['eventPayload', 'eventTraceParent'],
+    };
+  }
+
   enqueueForOwner(
     manager: EntityManager,
     owner: string,
@@ -66,4 +76,10 @@ export class WebhookOutboxRepository {
   ): Promise<number> {
     return this.enqueueOfOwner.affected(manager, { owner, payload, now, traceParent });
   }
+}
+
+function enqueueForCreated(created: string, payload: string, traceParent: string): string {
+  return `INSERT INTO webhook_deliveries (id, subscription_id, payload, state, attempts, next_attempt_at, created_at, trace_parent)
+       SELECT ${EVENT_ID.postgres}, s.id, ${payload}, 'pending', 0, :eventNow, :eventNow, ${traceParent}
+       FROM webhook_subscriptions s JOIN "${created}" c ON s.owner = c.owner WHERE s.disabled_at IS NULL`;
 }

@@ -22,6 +22,23 @@ export async function createAsOneStatement(
   });
 }
 
+/** Creates of one owner as PostgreSQL writes them together: PlantsRepository.insertManyThen. */
+export async function createManyAsOneStatement(
+  { get, manager, capture }: CaseContext,
+  owner: string,
+  ids: bigint[],
+): Promise<void> {
+  const plants = ids.map((id) => ({ id, name: `plant ${id}`, tag: null }));
+  await capture(async () => {
+    const part = get(PlantCreatedOutbox).statementPart('created');
+    const statement = get(PlantsRepository).insertManyThen(part.many);
+    const each = plants.map((plant) => part.values(plant, null));
+    const values: Record<string, unknown> = { ...each[0] };
+    for (const name of part.many.perPlant) values[name] = each.map((one) => one[name]);
+    await statement?.run(manager, owner, plants, values, BACKGROUND);
+  });
+}
+
 export const plantsSql: SqlFeature = {
   title: 'the plants feature (src/plants)',
   path: 'src/plants/sql/plants',
@@ -48,6 +65,13 @@ export const plantsSql: SqlFeature = {
         'and a follow-up (the outbox’s part, PlantCreatedOutbox.statementPart) reading it; a taken ' +
         '(owner, id) fails the statement, writing nothing (PostgreSQL only)',
       run: (context) => createAsOneStatement(context, OWNER, 3n),
+    },
+    {
+      title:
+        'PlantsRepository.insertManyThen: creates of one owner written together as one statement, ' +
+        'the plants as arrays, a taken id inserting nothing, the follow-up (the outbox’s part, ' +
+        'PlantCreatedOutbox.statementPart’s many) reading one row per inserted plant (PostgreSQL only)',
+      run: (context) => createManyAsOneStatement(context, OWNER, [3n, 4n, 5n]),
     },
     {
       title: 'PlantsRepository.findOne: the owner’s plant by id',

@@ -9,7 +9,7 @@ import type { ClaimRoom } from '../../src/webhooks/fair-share.js';
 import { OwnerDeliveriesRepository } from '../../src/webhooks/owner-deliveries.repository.js';
 import { PlantCreatedOutbox } from '../../src/webhooks/plant-created.outbox.js';
 import { WebhookSubscriptionsRepository } from '../../src/webhooks/webhook-subscriptions.repository.js';
-import { createAsOneStatement } from './plants.cases.js';
+import { createAsOneStatement, createManyAsOneStatement } from './plants.cases.js';
 import type { CaseContext, SqlFeature } from './sql-case.js';
 import { subscription } from './webhook-subscriptions.cases.js';
 
@@ -96,6 +96,14 @@ export const webhookDeliveriesSql: SqlFeature = {
         'deliveries as the command that follows the one-statement create’s CTE (PostgreSQL only)',
       run: async (context) => {
         await createAsOneStatement(context, 'sql-deliveries-none', 2n);
+      },
+    },
+    {
+      title:
+        'PlantCreatedOutbox.statementPart’s many → WebhookOutboxRepository.enqueueForManyCreatedSql: ' +
+        'the deliveries of creates written together, each plant’s payload from its row (PostgreSQL only)',
+      run: async (context) => {
+        await createManyAsOneStatement(context, 'sql-deliveries-none', [3n, 4n]);
       },
     },
     {

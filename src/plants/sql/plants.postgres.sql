@@ -41,6 +41,71 @@ FROM webhook_subscriptions s
     JOIN "created" c ON s.owner = c.owner
 WHERE s.disabled_at IS NULL;
 
+-- PlantsRepository.insertManyThen: creates of one owner written together as one statement, the plants as arrays, a taken id inserting nothing, the follow-up (the outbox’s part, PlantCreatedOutbox.statementPart’s many) reading one row per inserted plant (PostgreSQL only)
+WITH "input" AS (
+    SELECT *
+    FROM unnest(
+            CAST($1 AS bigint []),
+            CAST($2 AS text []),
+            CAST($3 AS text []),
+            CAST($4 AS text []),
+            CAST($5 AS text [])
+        ) AS "i" (
+            "id",
+            "name",
+            "tag",
+            "eventPayload",
+            "eventTraceParent"
+        )
+),
+"inserted" AS (
+    INSERT INTO "plants" ("owner", "id", "name", "tag")
+    SELECT $6,
+        "id",
+        "name",
+        "tag"
+    FROM "input" ON CONFLICT DO NOTHING
+    RETURNING "owner",
+        "id"
+),
+"created" AS (
+    SELECT "n"."owner",
+        "i"."eventPayload",
+        "i"."eventTraceParent"
+    FROM "inserted" "n"
+        JOIN "input" "i" ON "i"."id" = "n"."id"
+),
+"followed" AS (
+    INSERT INTO webhook_deliveries (
+            id,
+            subscription_id,
+            payload,
+            state,
+            attempts,
+            next_attempt_at,
+            created_at,
+            trace_parent
+        )
+    SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''),
+        s.id,
+        c."eventPayload",
+        'pending',
+        0,
+        $7,
+        $7,
+        c."eventTraceParent"
+    FROM webhook_subscriptions s
+        JOIN "created" c ON s.owner = c.owner
+    WHERE s.disabled_at IS NULL
+    RETURNING 1
+)
+SELECT CAST("id" AS TEXT) AS "id",
+    (
+        SELECT count(*)
+        FROM "followed"
+    ) AS "followed"
+FROM "inserted";
+
 -- PlantsRepository.findOne: the owner’s plant by id
 SELECT "p"."name" AS "name",
     "p"."tag" AS "tag",

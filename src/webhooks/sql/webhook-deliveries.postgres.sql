@@ -60,6 +60,71 @@ FROM webhook_subscriptions s
     JOIN "created" c ON s.owner = c.owner
 WHERE s.disabled_at IS NULL;
 
+-- PlantCreatedOutbox.statementPart’s many → WebhookOutboxRepository.enqueueForManyCreatedSql: the deliveries of creates written together, each plant’s payload from its row (PostgreSQL only)
+WITH "input" AS (
+    SELECT *
+    FROM unnest(
+            CAST($1 AS bigint []),
+            CAST($2 AS text []),
+            CAST($3 AS text []),
+            CAST($4 AS text []),
+            CAST($5 AS text [])
+        ) AS "i" (
+            "id",
+            "name",
+            "tag",
+            "eventPayload",
+            "eventTraceParent"
+        )
+),
+"inserted" AS (
+    INSERT INTO "plants" ("owner", "id", "name", "tag")
+    SELECT $6,
+        "id",
+        "name",
+        "tag"
+    FROM "input" ON CONFLICT DO NOTHING
+    RETURNING "owner",
+        "id"
+),
+"created" AS (
+    SELECT "n"."owner",
+        "i"."eventPayload",
+        "i"."eventTraceParent"
+    FROM "inserted" "n"
+        JOIN "input" "i" ON "i"."id" = "n"."id"
+),
+"followed" AS (
+    INSERT INTO webhook_deliveries (
+            id,
+            subscription_id,
+            payload,
+            state,
+            attempts,
+            next_attempt_at,
+            created_at,
+            trace_parent
+        )
+    SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''),
+        s.id,
+        c."eventPayload",
+        'pending',
+        0,
+        $7,
+        $7,
+        c."eventTraceParent"
+    FROM webhook_subscriptions s
+        JOIN "created" c ON s.owner = c.owner
+    WHERE s.disabled_at IS NULL
+    RETURNING 1
+)
+SELECT CAST("id" AS TEXT) AS "id",
+    (
+        SELECT count(*)
+        FROM "followed"
+    ) AS "followed"
+FROM "inserted";
+
 -- DeliveryClaimsRepository.pendingCount: the pending deliveries (a metrics gauge)
 SELECT COUNT(1) AS "cnt"
 FROM "webhook_deliveries" "WebhookDelivery"

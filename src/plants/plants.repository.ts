@@ -34,9 +34,9 @@ export interface InsertThen<Slot extends string> {
 /**
  * Many plants of one owner inserted and followed up as one statement: `run`
  * gives the ids it inserted (a taken id, in the table or earlier in the same
- * call, inserts nothing) and the follow-up's row count. Each `perPlant` name
- * takes one value per plant, in the order of `plants`; `sql` is the
- * statement, for tests that pin it.
+ * call, inserts nothing) and the follow-up's row count. `values` holds each
+ * plant's values of the follow-up's names, in the order of `plants`; `sql` is
+ * the statement, for tests that pin it.
  */
 export interface InsertManyThen<Slot extends string> {
   sql: string;
@@ -44,7 +44,7 @@ export interface InsertManyThen<Slot extends string> {
     manager: EntityManager,
     owner: string,
     plants: readonly Readonly<Pick<PlantRow, 'name' | 'tag'> & { id: bigint }>[],
-    values: Readonly<Record<Slot, unknown>>,
+    values: readonly Readonly<Record<Slot, unknown>>[],
     scope: RequestScope,
   ): Promise<{ inserted: ReadonlySet<string>; followed: number }>;
 }
@@ -180,8 +180,9 @@ export class PlantsRepository {
    * one, with a follow-up that reads from the CTE `created` one row per
    * inserted plant: its owner and its values of `perPlant`. The plants and
    * those values go in as arrays (`unnest`), so one text serves any number of
-   * plants. A taken id inserts nothing (ON CONFLICT DO NOTHING) and fails no
-   * other plant; the ids inserted come back. Undefined on SQLite.
+   * plants; the follow-up's other names take the first plant's values. A
+   * taken id inserts nothing (ON CONFLICT DO NOTHING) and fails no other
+   * plant; the ids inserted come back. Undefined on SQLite.
    */
   insertManyThen<Slot extends string, Each extends string>(followUp: {
     sql: string;
@@ -215,10 +216,13 @@ export class PlantsRepository {
     return {
       sql: statement.sql,
       run: async (manager, owner, plants, values, scope) => {
+        const arrays = followUp.perPlant.map((name) => [name, values.map((one) => one[name])]);
+        const perPlant = Object.fromEntries(arrays) as Record<Each, unknown[]>;
         const rows = await statement.rows<{ id: string; followed: string }>(
           manager,
           {
-            ...values,
+            ...values[0],
+            ...perPlant,
             owner,
             ids: plants.map((plant) => plant.id),
             names: plants.map((plant) => plant.name),

@@ -68,14 +68,11 @@ async function insertMany(
     if (!firsts.has(write.plant.id)) firsts.set(write.plant.id, write);
   }
   const written = [...firsts.values()];
-  const perPlant = written.map(({ plant, traceparent }) => part.values(plant, traceparent));
-  const values: Record<string, unknown> = { ...perPlant[0] };
-  for (const name of part.many.perPlant) values[name] = perPlant.map((one) => one[name]);
   const { inserted, followed } = await statement.run(
     manager,
     written[0].owner,
     written.map((write) => write.plant),
-    values,
+    written.map(({ plant, traceparent }) => part.values(plant, traceparent)),
     latestScope(written.map((write) => write.scope)),
   );
   // One owner's plants: each sets off one event per active subscription.

@@ -32,9 +32,7 @@ export async function createManyAsOneStatement(
   await capture(async () => {
     const part = get(PlantCreatedOutbox).statementPart('created');
     const statement = get(PlantsRepository).insertManyThen(part.many);
-    const each = plants.map((plant) => part.values(plant, null));
-    const values: Record<string, unknown> = { ...each[0] };
-    for (const name of part.many.perPlant) values[name] = each.map((one) => one[name]);
+    const values = plants.map((plant) => part.values(plant, null));
     await statement?.run(manager, owner, plants, values, BACKGROUND);
   });
 }

@@ -67,6 +67,11 @@ export class WebhookOutboxRepository {
     };
   }
 
+  /**
+   * Stores one pending delivery of `payload`, due at once, for each active
+   * subscription of `owner`, on `manager` (the create's transaction): the
+   * subscriptions that exist when the create commits. Returns how many.
+   */
   enqueueForOwner(
     manager: EntityManager,
     owner: string,
@@ -78,6 +83,7 @@ export class WebhookOutboxRepository {
   }
 }
 
+/** The deliveries of the owners of `created`'s rows, with the payload and trace parent given as SQL. */
 function enqueueForCreated(created: string, payload: string, traceParent: string): string {
   return `INSERT INTO webhook_deliveries (id, subscription_id, payload, state, attempts, next_attempt_at, created_at, trace_parent)
        SELECT ${EVENT_ID.postgres}, s.id, ${payload}, 'pending', 0, :eventNow, :eventNow, ${traceParent}

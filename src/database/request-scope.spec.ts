@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { handedOverScope, handOver, ownerParty, RequestScope, timerMs } from './request-scope.js';
+import {
+  earliestScope,
+  handedOverScope,
+  handOver,
+  ownerParty,
+  RequestScope,
+  timerMs,
+} from './request-scope.js';
 
 describe('the request scope', () => {
   it("counts a request's deadline from its arrival, and keeps it once its owner is known", () => {
@@ -15,6 +22,16 @@ describe('the request scope', () => {
   it("gives later work the request's party without its deadline", () => {
     const later = RequestScope.until(Date.now() + 1000, ownerParty('alice')).later();
     expect([later.party, later.remainingMs()]).toEqual(['owner:alice', undefined]);
+  });
+
+  it('picks of several scopes the one due first, work without a deadline last', () => {
+    const party = ownerParty('alice');
+    const first = RequestScope.until(1_000, party);
+    const second = RequestScope.until(2_000, party);
+    const none = second.later();
+    expect(earliestScope([second, none, first])).toBe(first);
+    expect(earliestScope([none, second])).toBe(second);
+    expect(earliestScope([none])).toBe(none);
   });
 
   it('is the background party, with no deadline, outside a request', () => {

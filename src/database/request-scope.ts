@@ -81,10 +81,10 @@ export function timerMs(ms: number): number {
 /** The party of an authenticated owner's work. */
 export const ownerParty = (owner: string): string => `owner:${owner}`;
 
-/** Of scopes of one party, the one due last (one without a deadline, if any). */
-export function latestScope(scopes: readonly RequestScope[]): RequestScope {
-  return scopes.reduce((latest, scope) =>
-    (scope.expiresAt ?? Infinity) > (latest.expiresAt ?? Infinity) ? scope : latest,
+/** Of scopes of one party, the one due first (work without a deadline is due last). */
+export function earliestScope(scopes: readonly RequestScope[]): RequestScope {
+  return scopes.reduce((earliest, scope) =>
+    (scope.expiresAt ?? Infinity) < (earliest.expiresAt ?? Infinity) ? scope : earliest,
   );
 }
 

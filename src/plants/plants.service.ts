@@ -7,7 +7,7 @@ import {
 } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { OutboxSignal } from '../database/outbox-signal.js';
-import { latestScope, type RequestScope } from '../database/request-scope.js';
+import { earliestScope, type RequestScope } from '../database/request-scope.js';
 import { RetriedOnce } from '../database/retried-once.decorator.js';
 import { Transactions } from '../database/transactions.js';
 import { KeyedWriteBatches } from '../database/write-batch.js';
@@ -53,9 +53,9 @@ type DeleteWrite = Pick<CreateWrite, 'owner' | 'scope'> & { id: bigint };
  * Creates of one owner as one statement: for each, how many events its plant
  * set off, or undefined when its id was taken (in the table, or by a create
  * before it in `writes`, the winner) and nothing of it was written. The
- * statement runs within the latest deadline among them, so that the create
- * due first cannot fail the others' statement: the one whose deadline passes
- * while it commits is answered a little late, with its plant written.
+ * statement runs within the earliest deadline among them, so that none is
+ * answered after its own: a statement ended there fails, and WriteBatch
+ * writes its creates again one by one, each within its own deadline.
  */
 async function insertMany(
   manager: EntityManager,
@@ -73,7 +73,7 @@ async function insertMany(
     written[0].owner,
     written.map((write) => write.plant),
     written.map(({ plant, traceparent }) => part.values(plant, traceparent)),
-    latestScope(written.map((write) => write.scope)),
+    earliestScope(written.map((write) => write.scope)),
   );
   // One owner's plants: each sets off one event per active subscription.
   const events = inserted.size === 0 ? 0 : followed / inserted.size;

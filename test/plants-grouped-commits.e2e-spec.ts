@@ -115,7 +115,7 @@ describe.skipIf(!databaseKinds().includes('postgres'))('creates grouped on postg
   afterEach(() => vi.restoreAllMocks());
 
   it("writes an owner's creates that queue behind its write in one statement; a conflict among them fails only its own create", async () => {
-    const { auth } = await t.current.newCaller();
+    const { owner, auth } = await t.current.newCaller();
     const hooks = webhooksClient(t.current, auth);
     const urls = [`${receiver.url}/a`, `${receiver.url}/b`];
     for (const url of urls) await hooks.subscribe(url);
@@ -184,5 +184,12 @@ describe.skipIf(!databaseKinds().includes('postgres'))('creates grouped on postg
         .flatMap((path) => plants.map((plant) => `${path} ${plant}`))
         .sort(),
     );
+    // And no other event stored: none for a replay or for a create that lost its id.
+    const [stored] = await t.current.app.get(DataSource).query<[{ count: number }]>(
+      `SELECT count(*)::int AS "count" FROM webhook_deliveries d
+       JOIN webhook_subscriptions s ON s.id = d.subscription_id WHERE s.owner = $1`,
+      [owner],
+    );
+    expect(stored.count).toBe(2 * created);
   });
 });

@@ -32,11 +32,11 @@ export interface InsertThen<Slot extends string> {
 }
 
 /**
- * Many plants of one owner inserted and followed up as one statement: `run`
- * gives the ids it inserted (a taken id, in the table or earlier in the same
- * call, inserts nothing) and the follow-up's row count. `values` holds each
- * plant's values of the follow-up's names, in the order of `plants`; `sql` is
- * the statement, for tests that pin it.
+ * Many plants of one owner, each id once, inserted and followed up as one
+ * statement: `run` gives the ids it inserted (a taken id inserts nothing)
+ * and the follow-up's row count. `values` holds each plant's values of the
+ * follow-up's names, in the order of `plants`; `sql` is the statement, for
+ * tests that pin it.
  */
 export interface InsertManyThen<Slot extends string> {
   sql: string;
@@ -182,7 +182,10 @@ export class PlantsRepository {
    * those values go in as arrays (`unnest`), so one text serves any number of
    * plants; the follow-up's other names take the first plant's values. A
    * taken id inserts nothing (ON CONFLICT DO NOTHING) and fails no other
-   * plant; the ids inserted come back. Undefined on SQLite.
+   * plant; the ids inserted come back. The rows go in in the order of their
+   * ids: two such statements of one owner that meet (two instances) take
+   * their keys' locks in the same order and cannot deadlock. Undefined on
+   * SQLite.
    */
   insertManyThen<Slot extends string, Each extends string>(followUp: {
     sql: string;
@@ -199,7 +202,7 @@ export class PlantsRepository {
            AS "i" ("id", "name", "tag"${columns.map((column) => `, ${column}`).join('')})
        ), "inserted" AS (
          INSERT INTO "plants" ("owner", "id", "name", "tag")
-         SELECT :owner, "id", "name", "tag" FROM "input"
+         SELECT :owner, "id", "name", "tag" FROM "input" ORDER BY "id"
          ON CONFLICT DO NOTHING
          RETURNING "owner", "id"
        ), "created" AS (
@@ -216,6 +219,10 @@ export class PlantsRepository {
     return {
       sql: statement.sql,
       run: async (manager, owner, plants, values, scope) => {
+        const ids = plants.map((plant) => plant.id);
+        // A repeated id would insert once and still join each of its rows to
+        // the follow-up (an event for a plant that was not written).
+        if (new Set(ids).size !== ids.length) throw new Error('insertManyThen: an id is repeated');
         const arrays = followUp.perPlant.map((name) => [name, values.map((one) => one[name])]);
         const perPlant = Object.fromEntries(arrays) as Record<Each, unknown[]>;
         const rows = await statement.rows<{ id: string; followed: string }>(
@@ -224,7 +231,7 @@ export class PlantsRepository {
             ...values[0],
             ...perPlant,
             owner,
-            ids: plants.map((plant) => plant.id),
+            ids,
             names: plants.map((plant) => plant.name),
             tags: plants.map((plant) => plant.tag),
           },

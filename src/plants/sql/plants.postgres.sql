@@ -64,7 +64,8 @@ WITH "input" AS (
         "id",
         "name",
         "tag"
-    FROM "input" ON CONFLICT DO NOTHING
+    FROM "input"
+    ORDER BY "id" ON CONFLICT DO NOTHING
     RETURNING "owner",
         "id"
 ),

@@ -1,4 +1,7 @@
+import { Logger } from '@nestjs/common';
 import { nextMacrotask } from './next-macrotask.js';
+
+const logger = new Logger('WriteBatch');
 
 interface Queued<Item, Result> {
   item: Item;
@@ -57,8 +60,11 @@ export class WriteBatch<Item, Result> {
         const results = await this.writeAll(batch.map(({ item }) => item));
         batch.forEach(({ resolve }, index) => resolve(results[index]));
         return;
-      } catch {
+      } catch (error) {
         // Written again one by one below: only the item at fault fails.
+        logger.warn(
+          `a write of ${batch.length} items together failed; writing them one by one: ${String(error)}`,
+        );
       }
     }
     for (const { item, resolve, reject } of batch) {
